@@ -1,0 +1,221 @@
+// npm run bench:dashboard — seeds BENCH_EVENTS (default 10,000,000) events over the last 24 h into a
+// dedicated ClickHouse database (server-side INSERT ... SELECT FROM numbers(), the fastest way on
+// 18.16; the change log of migration 0400 marks every seeded hour as changed), runs the exact hourly
+// rollup once (what the scheduler role does every 30 s; seeding is the bench's job, so it waits until
+// the seed insert is older than the rollup overlap and runs it itself), plus a realistic
+// Postgres set (hosts, problems, one hidden type and one severity override), then measures
+// GET /api/v1/dashboards/summary through the real app (inject, real auth) and prints p50/p95, next to
+// baselines on the same table: a bare `SELECT count() FROM events` and the same figures computed from
+// the raw table without the pre-aggregation. Env: BENCH_EVENTS, BENCH_REQUESTS (50), BENCH_HOSTS (200),
+// BENCH_KEEP=1 keeps the databases.
+import Fastify from 'fastify';
+import { Queue } from 'bullmq';
+import { performance } from 'node:perf_hooks';
+import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
+import { sql } from '@watchpost/runtime/clickhouse/sql.ts';
+import { createRedis } from '@watchpost/runtime/clients/redis.ts';
+import { createTestStores, testConfig, uniqueTestName } from '@watchpost/ops/testing/stores.ts';
+import { ROLLUP_OVERLAP_SECONDS, runHourlyRollup } from '@watchpost/processors/store/rollup.ts';
+import { buildApiApp } from '../src/app.ts';
+import { createUser } from '../src/auth/users.ts';
+import type { ApiDeps } from '../src/types.ts';
+
+const N = Number(process.env.BENCH_EVENTS ?? 10_000_000);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 50);
+const HOSTS = Number(process.env.BENCH_HOSTS ?? 200);
+const LINUX = Math.round(HOSTS * 0.7);
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+
+function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+async function timeIt(n: number, fn: () => Promise<unknown>): Promise<{ p50: number; p95: number; min: number }> {
+  const t: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await fn();
+    t.push(performance.now() - t0);
+  }
+  return { p50: percentile(t, 50), p95: percentile(t, 95), min: Math.min(...t) };
+}
+const ms = (x: { p50: number; p95: number }) => `p50 ${x.p50.toFixed(1)} ms  p95 ${x.p95.toFixed(1)} ms`;
+
+const config = testConfig('bench_dashboard', { LOG_LEVEL: 'silent', SERVICE_HEARTBEAT_STALE_MINUTES: '10' });
+const s = await createTestStores(config, { kafka: false });
+const { ch, pg } = s;
+const redis = createRedis(config.redisUrl);
+const notifications = new Queue('notifications', {
+  connection: createRedis(config.redisUrl, { forBullmq: true }),
+  prefix: uniqueTestName('bench'),
+});
+
+try {
+  console.log(
+    `ClickHouse ${(await queryRows<{ v: string }>(ch, sql`SELECT version() AS v`))[0]!.v}, database ${config.clickhouseDatabase}`,
+  );
+  // ---- seed ClickHouse: types per OS with realistic weights, severity mostly given by the type ----
+  const t0 = performance.now();
+  const now = Math.floor(Date.now() / 1000);
+  await ch.command({
+    query: sql`INSERT INTO events
+      SELECT
+        toString(generateUUIDv4()) AS event_id,
+        toDateTime(${now} - intDiv(number * 86399, ${N}) - (intHash32(number) % 5)) AS occurred_at,
+        occurred_at + 1 + (number % 3) AS received_at,
+        concat('host-', toString(number % ${HOSTS})) AS hostname,
+        concat('Host ', toString(number % ${HOSTS})) AS display_name,
+        if(number % ${HOSTS} < ${LINUX}, 'linux', 'windows') AS os_family,
+        if(os_family = 'linux', 'ssh-monitor', 'rdp-login-monitor') AS product,
+        concat('2.', toString(number % ${HOSTS} % 4), '.1') AS product_version,
+        'auth' AS category,
+        multiIf(
+          number % 50000 = 7, if(os_family = 'linux', 'report.daily.ssh', 'report.daily.rdp'),
+          os_family = 'linux',
+            arrayElement(['ssh.login.failed', 'ssh.login.failed', 'ssh.login.failed', 'ssh.login.failed', 'ssh.login.success',
+              'agent.heartbeat', 'agent.heartbeat', 'privilege.sudo.command', 'session.logind.new', 'ssh.ip.banned',
+              'ssh.bruteforce.mass', 'agent.lifecycle'], intHash32(number) % 12 + 1),
+          arrayElement(['rdp.login.failed', 'rdp.login.failed', 'rdp.login.success', 'agent.heartbeat', 'agent.heartbeat',
+            'rdg.connection.success', 'rdg.connection.disconnected', 'rdg.connection.failed', 'agent.inventory', 'agent.lifecycle'],
+            intHash32(number) % 10 + 1)) AS type,
+        multiIf(
+          type IN ('ssh.login.failed', 'rdp.login.failed'), if(intHash32(number + 1) % 10 = 0, 'high', 'warning'),
+          type = 'ssh.bruteforce.mass', 'critical',
+          type IN ('privilege.sudo.command', 'ssh.ip.banned', 'rdg.connection.failed'), 'high',
+          'info') AS severity,
+        concat(type, ' on ', hostname) AS title,
+        concat('Synthetic benchmark event ', toString(number), ' of type ', type, ' for user user', toString(number % 97)) AS summary,
+        ['bench'] AS tags,
+        '' AS dedup_key,
+        '' AS correlation_id,
+        '' AS fingerprint,
+        concat('user', toString(number % 97)) AS actor_user,
+        concat('203.0.113.', toString(number % 250)) AS source_ip,
+        concat('{"schema_version":"1.0","event_id":"', event_id, '","type":"', type, '","title":"', title, '","summary":"', summary,
+          '","details":{"user":"', actor_user, '","source_ip":"', source_ip, '","session_id":"', hex(intHash64(number)), '"}}') AS event_json
+      FROM numbers(${N})`.text,
+  });
+  const seeded = await queryRows<{ n: string }>(ch, sql`SELECT count() AS n FROM events`);
+  console.log(
+    `seeded ${fmt(Number(seeded[0]!.n))} events over the last 24 h in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+  // The change log stamps each inserted block when it is written: roll up once the last one is older
+  // than the overlap, so that every hour is served from events_hourly (as in a running deployment).
+  const waitMs = (ROLLUP_OVERLAP_SECONDS + 2) * 1000;
+  if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
+  const t1 = performance.now();
+  const rollup = await runHourlyRollup(ch, config.clickhouseDatabase);
+  const hourly = await queryRows<{ n: string }>(ch, sql`SELECT count() AS n FROM events_hourly`);
+  console.log(
+    `rollup: ${rollup.hours} hours recomputed in ${((performance.now() - t1) / 1000).toFixed(1)} s (events_hourly: ${fmt(Number(hourly[0]!.n))} rows)`,
+  );
+
+  // ---- seed Postgres: hosts (10 % stale), 5,000 problems over 7 days, settings ----
+  await pg.query(
+    `INSERT INTO hosts (hostname, display_name, os_family, product, product_version, first_seen, last_seen, last_heartbeat)
+     SELECT 'host-' || i, 'Host ' || i, CASE WHEN i < $2 THEN 'linux' ELSE 'windows' END,
+            CASE WHEN i < $2 THEN 'ssh-monitor' ELSE 'rdp-login-monitor' END, '2.' || (i % 4) || '.1',
+            now() - interval '30 days', now(), CASE WHEN i % 10 = 9 THEN now() - interval '2 hours' ELSE now() - interval '1 minute' END
+       FROM generate_series(0, $1 - 1) i`,
+    [HOSTS, LINUX],
+  );
+  await pg.query(
+    `INSERT INTO problems (id, status, fingerprint, host, type, rule, title, severity, count, created_at, last_seen, acknowledged_at, resolved_at, resolved_by)
+     SELECT gen_random_uuid(), st, 'host-' || (i % $1) || '|' || ty || '|severity|' || i, 'host-' || (i % $1), ty, 'severity', ty || ' problem',
+            CASE WHEN i % 7 = 0 THEN 'high' ELSE 'warning' END, 1 + i % 20, c, c,
+            CASE WHEN st = 'acknowledged' THEN c END, CASE WHEN st = 'resolved' THEN c + interval '5 minutes' END,
+            CASE WHEN st = 'resolved' THEN 'auto' END
+       FROM (SELECT i, now() - (i * interval '2 minutes') AS c,
+                    (ARRAY['ssh.login.failed', 'rdp.login.failed', 'privilege.sudo.command', 'session.logind.new'])[1 + i % 4] AS ty,
+                    CASE WHEN i % 10 < 6 THEN 'resolved' WHEN i % 10 < 8 THEN 'acknowledged' ELSE 'open' END AS st
+               FROM generate_series(0, 4999) i) x`,
+    [HOSTS],
+  );
+  await pg.query(
+    `INSERT INTO event_type_settings (type, severity_override, visible) VALUES ('session.logind.new', NULL, false), ('ssh.login.success', 'warning', true)`,
+  );
+  console.log(`postgres: ${HOSTS} hosts, 5,000 problems, 1 hidden type, 1 severity override`);
+
+  // ---- the real app ----
+  const deps: ApiDeps = {
+    config,
+    pg,
+    redis,
+    redisKeyPrefix: `${uniqueTestName('bench')}:`,
+    clickhouse: ch,
+    notifications,
+    auth: {
+      jwtSecret: new TextEncoder().encode('bench-secret-bench-secret-bench-secret-0123'),
+      accessTtlSeconds: 900,
+      refreshTtlSeconds: 86_400,
+      loginWindowSeconds: 900,
+      lockoutSeconds: 900,
+      maxLoginFailures: 3,
+    },
+    verifyAgentKey: async () => false,
+  };
+  const app = Fastify({ logger: false });
+  await app.register(buildApiApp(deps));
+  await app.ready();
+  await createUser(pg, { username: 'bench', password: 'bench-password-123', role: 'monitor' });
+  const token = (
+    await app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'bench', password: 'bench-password-123' },
+    })
+  ).json().access_token as string;
+  const summary = () =>
+    app.inject({ method: 'GET', url: '/api/v1/dashboards/summary', headers: { authorization: `Bearer ${token}` } });
+
+  const first = await summary();
+  if (first.statusCode !== 200) throw new Error(`summary answered ${first.statusCode}: ${first.body}`);
+  const body = first.json();
+  console.log(
+    `summary: events_24h ${fmt(body.events_24h)}, severity ${JSON.stringify(body.severity)}, hosts ${JSON.stringify(body.hosts)}, ` +
+      `problems_24h ${JSON.stringify(body.problems_24h)}, daily_reports_24h ${body.daily_reports_24h}, heartbeats ${body.heartbeats.events_24h}`,
+  );
+  for (let i = 0; i < 5; i++) await summary(); // warm-up
+
+  const bare = await timeIt(REQUESTS, () => queryRows(ch, sql`SELECT count() FROM events`));
+  const timeSummary = () =>
+    timeIt(REQUESTS, async () => {
+      const r = await summary();
+      if (r.statusCode !== 200) throw new Error(`summary answered ${r.statusCode}`);
+    });
+  const api = await timeSummary();
+  // Live steady state: the store keeps inserting into the current hour, so it is pending (not rolled
+  // up since) and the summary counts it from `events` (uniqExact over ~1/24 of the rows).
+  await ch.command({
+    query: sql`INSERT INTO events (event_id, occurred_at, received_at, hostname, type, severity)
+      SELECT toString(generateUUIDv4()), now(), now(), concat('host-', toString(number % ${HOSTS})), 'agent.heartbeat', 'info'
+      FROM numbers(100)`.text,
+  });
+  const pendingApi = await timeSummary();
+  // The event figures straight from the raw table (what the summary would cost without the rollup).
+  const from = new Date((now - 86_400) * 1000);
+  const raw = await timeIt(Math.min(REQUESTS, 10), () =>
+    Promise.all([
+      queryRows(ch, sql`SELECT type, severity, count() FROM events WHERE occurred_at >= ${from} GROUP BY type, severity`),
+      queryRows(
+        ch,
+        sql`SELECT hostname, count() AS c FROM events WHERE occurred_at >= ${from} GROUP BY hostname ORDER BY c DESC LIMIT 10`,
+      ),
+    ]),
+  );
+
+  console.log('');
+  console.log(`GET /api/v1/dashboards/summary (${REQUESTS} requests, ${fmt(N)} events): ${ms(api)}  (target p95 <= 200 ms)`);
+  console.log(`  same, current hour pending (read from events):                 ${ms(pendingApi)}`);
+  console.log(`baseline SELECT count() FROM events (${REQUESTS} queries):            ${ms(bare)}`);
+  console.log(`raw-table aggregates without pre-aggregation (${Math.min(REQUESTS, 10)} runs):    ${ms(raw)}`);
+  console.log(`ratio summary/baseline: p50 ${(api.p50 / bare.p50).toFixed(1)}x, p95 ${(api.p95 / bare.p95).toFixed(1)}x`);
+  await app.close();
+} finally {
+  await notifications.obliterate({ force: true }).catch(() => {});
+  await notifications.close();
+  await redis.quit();
+  if (process.env.BENCH_KEEP === '1') console.log(`kept databases ${config.clickhouseDatabase}`);
+  else await s.drop();
+}

@@ -1,0 +1,64 @@
+// The one place that enforces `config.access` for every API route: runs onRequest, before body
+// parsing and validation, so an unauthenticated caller learns nothing about the route's input.
+//   401 UNAUTHENTICATED: no credentials, or a token/key that is invalid, expired, revoked, or whose
+//       user is inactive/removed or changed role or password since the token was issued.
+//   403 FORBIDDEN: valid credentials whose role is not allowed on the route (a monitor on an admin route).
+import type { FastifyRequest, RouteOptions } from 'fastify';
+import { ACCESS_LEVELS, type ApiDeps, type ApiUser } from './types.ts';
+import { forbidden, unauthenticated } from './errors.ts';
+import { verifyAccessToken } from './auth/jwt.ts';
+import { getUserById } from './auth/users.ts';
+
+/** Header carrying an agent API key on 'agent' routes. */
+export const AGENT_KEY_HEADER = 'x-api-key';
+
+/** onRoute check: a route without a valid `config.access` stops the app from starting. */
+export function assertRouteAccess(route: RouteOptions): void {
+  const access = (route.config as { access?: unknown } | undefined)?.access;
+  if (typeof access !== 'string' || !(ACCESS_LEVELS as readonly string[]).includes(access)) {
+    const methods = Array.isArray(route.method) ? route.method.join(',') : route.method;
+    throw new Error(`route ${methods} ${route.url} declares no config.access (one of ${ACCESS_LEVELS.join(', ')})`);
+  }
+}
+
+function bearerToken(req: FastifyRequest): string | undefined {
+  const h = req.headers.authorization;
+  if (!h) return undefined;
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
+  return m?.[1];
+}
+
+/** The logged-in user behind an access token, re-checked against Postgres; null when refused. */
+export async function authenticateToken(deps: ApiDeps, token: string): Promise<ApiUser | null> {
+  const claims = await verifyAccessToken(deps.auth.jwtSecret, token);
+  if (!claims) return null;
+  const user = await getUserById(deps.pg, claims.userId);
+  if (!user || !user.active || user.role !== claims.role || user.tokenVersion !== claims.tokenVersion) return null;
+  return { id: user.id, username: user.username, role: user.role };
+}
+
+export function accessHook(deps: ApiDeps) {
+  return async function checkAccess(req: FastifyRequest): Promise<void> {
+    const config = req.routeOptions.config;
+    const access = config.access;
+    // Every registered route has access (checked at start); none means the 404 handler.
+    if (access === undefined || access === 'public') return;
+    if (access === 'agent') {
+      const key = req.headers[AGENT_KEY_HEADER];
+      if (typeof key !== 'string' || key.length === 0 || key.length > 512)
+        throw unauthenticated('missing or invalid agent API key');
+      if (!(await deps.verifyAgentKey(key))) throw unauthenticated('missing or invalid agent API key');
+      return;
+    }
+    let token = bearerToken(req);
+    if (token === undefined && config.sseToken === true) {
+      const q = (req.query as Record<string, unknown> | undefined)?.access_token;
+      if (typeof q === 'string' && q.length > 0) token = q;
+    }
+    if (token === undefined) throw unauthenticated('missing bearer token');
+    const user = await authenticateToken(deps, token);
+    if (!user) throw unauthenticated('invalid or expired token');
+    if (access === 'admin' && user.role !== 'admin') throw forbidden();
+    req.user = user;
+  };
+}

@@ -1,0 +1,102 @@
+// The API as one fastify plugin (testable with inject(); the launcher mounts it beside ingest's routes
+// on one server). Layout:
+//   /api/docs/           Swagger UI (public)
+//   /api/v1/openapi.json the OpenAPI 3 document, generated from the route schemas (public)
+//   /api/v1/...          the routes listed in routes/index.ts, each with `config.access`
+// Everything API-specific (access hook, error handler, 404 handler, `deps`) lives in the encapsulated
+// /api/v1 context, so it never touches ingest's routes or /health, /healthz, /metrics.
+import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { VERSION } from '@watchpost/runtime';
+import type { Access, ApiDeps } from './types.ts';
+import { accessHook, assertRouteAccess, AGENT_KEY_HEADER } from './access.ts';
+import { errorBodySchema, errorHandler, notFound } from './errors.ts';
+import { routePlugins } from './routes/index.ts';
+
+export const API_PREFIX = '/api/v1';
+export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
+export const DOCS_PATH = '/api/docs';
+
+const securityFor: Record<Access, Record<string, string[]>[]> = {
+  public: [],
+  agent: [{ agentKey: [] }],
+  user: [{ bearer: [] }],
+  admin: [{ bearer: [] }],
+};
+
+const accessText: Record<Access, string> = {
+  public: 'Access: public.',
+  agent: 'Access: agent API key.',
+  user: 'Access: any logged-in user (monitor or admin).',
+  admin: 'Access: admin only.',
+};
+
+/** Adds the security requirement and the error responses every route can give to its schema (and so to OpenAPI). */
+function documentRoute(route: RouteOptions): void {
+  const access = route.config!.access as Access;
+  const schema = (route.schema ??= {}) as Record<string, unknown>;
+  if (schema.hide) return;
+  schema.security ??= securityFor[access];
+  const description = typeof schema.description === 'string' ? `${schema.description}\n\n` : '';
+  schema.description = `${description}${accessText[access]}${route.config!.sseToken ? ' The access token may also be passed as the `access_token` query parameter (EventSource cannot send headers).' : ''}`;
+  const response = (schema.response ??= {}) as Record<string, Record<string, unknown>>;
+  // Declared error responses with only a description get the error body schema.
+  for (const [status, r] of Object.entries(response)) {
+    if (Number(status) >= 400 && !('type' in r) && !('$ref' in r)) response[status] = { ...errorBodySchema, ...r };
+  }
+  const add = (status: number, description: string) => {
+    response[status] ??= { description, ...errorBodySchema };
+  };
+  add(400, 'VALIDATION_FAILED: the request does not match the schema');
+  if (access !== 'public') add(401, 'UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user');
+  if (access === 'admin') add(403, 'FORBIDDEN: the role does not allow this operation');
+  add(500, 'INTERNAL: unexpected error (no internals are returned)');
+}
+
+export interface BuildOptions {
+  /** Extra route plugins (tests), mounted under /api/v1 like the listed ones. */
+  extraRoutes?: FastifyPluginAsync[];
+}
+
+export function buildApiApp(deps: ApiDeps, opts: BuildOptions = {}): FastifyPluginAsync {
+  return async function apiApp(app: FastifyInstance) {
+    await app.register(swagger, {
+      openapi: {
+        openapi: '3.0.3',
+        info: {
+          title: 'watchpost API',
+          version: VERSION,
+          description:
+            'Security event collection and alerting. Errors always have the shape {"error":{"code","message","details"?}}. ' +
+            '401 = missing/invalid credentials, 403 = role not allowed. See api/README.md.',
+        },
+        components: {
+          securitySchemes: {
+            bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+            agentKey: { type: 'apiKey', in: 'header', name: AGENT_KEY_HEADER },
+          },
+        },
+      },
+    });
+    await app.register(swaggerUi, { routePrefix: DOCS_PATH });
+
+    await app.register(
+      async (api) => {
+        api.decorate('deps', deps);
+        api.decorateRequest('user', null);
+        api.addHook('onRoute', (route) => {
+          assertRouteAccess(route);
+          documentRoute(route);
+        });
+        api.addHook('onRequest', accessHook(deps));
+        api.setErrorHandler(errorHandler);
+        api.setNotFoundHandler((req, reply) => errorHandler(notFound('route') as never, req, reply));
+
+        api.get('/openapi.json', { config: { access: 'public' }, schema: { hide: true } }, async () => app.swagger());
+        for (const plugin of [...routePlugins, ...(opts.extraRoutes ?? [])]) await api.register(plugin);
+      },
+      { prefix: API_PREFIX },
+    );
+  };
+}

@@ -1,0 +1,273 @@
+// Login, refresh rotation and reuse, per-request re-check of the user, login rate limit with its
+// notification job, and the admin routes (users, settings, audit) end to end on real Postgres/Redis.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addUser, createApiHarness, login, type ApiHarness } from '../testing/harness.ts';
+import { rateLimitJobId } from './login-limit.ts';
+
+let h: ApiHarness;
+let adminAuth: Record<string, string>;
+let admin: Awaited<ReturnType<typeof addUser>>;
+
+beforeAll(async () => {
+  h = await createApiHarness('api_auth');
+  admin = await addUser(h, 'boss', 'admin');
+  const r = await login(h, admin.username, admin.password, '10.9.9.9');
+  adminAuth = { authorization: `Bearer ${r.json().access_token}` };
+});
+afterAll(async () => h?.close());
+
+const me = (token: string) => h.app.inject({ url: '/api/v1/auth/me', headers: { authorization: `Bearer ${token}` } });
+const refresh = (token: string) =>
+  h.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: token } });
+const patchUser = (id: number, body: object) =>
+  h.app.inject({ method: 'PATCH', url: `/api/v1/users/${id}`, headers: adminAuth, payload: body });
+
+describe('tokens', () => {
+  it('login returns the token pair with documented lifetimes; the username is case-insensitive', async () => {
+    const u = await addUser(h, 'tokens', 'monitor');
+    const r = await login(h, 'TOKENS', u.password);
+    expect(r.statusCode).toBe(200);
+    const body = r.json();
+    expect(body).toMatchObject({ token_type: 'Bearer', expires_in: 900, refresh_expires_in: 30 * 86400 });
+    const claims = JSON.parse(Buffer.from(body.access_token.split('.')[1], 'base64url').toString());
+    expect(claims).toMatchObject({ sub: String(u.id), role: 'monitor', tv: 1, iss: 'watchpost', aud: 'watchpost-api' });
+    expect(claims.exp - claims.iat).toBe(900);
+    const stored = await h.deps.pg.query('SELECT token_hash FROM refresh_tokens WHERE user_id = $1', [u.id]);
+    expect(stored.rows[0].token_hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored.rows[0].token_hash).not.toBe(body.refresh_token);
+  });
+
+  it('rotates refresh tokens; reuse of a spent one revokes the whole family', async () => {
+    const u = await addUser(h, 'rotator', 'monitor');
+    const first = (await login(h, u.username, u.password)).json();
+    const second = await refresh(first.refresh_token);
+    expect(second.statusCode).toBe(200);
+    expect(second.json().refresh_token).not.toBe(first.refresh_token);
+    expect((await me(second.json().access_token)).statusCode).toBe(200);
+    // The spent token again: refused, and the successor dies with it.
+    const reuse = await refresh(first.refresh_token);
+    expect(reuse.statusCode).toBe(401);
+    expect(reuse.json().error.code).toBe('UNAUTHENTICATED');
+    expect((await refresh(second.json().refresh_token)).statusCode).toBe(401);
+    const audit = await h.deps.pg.query("SELECT count(*)::int AS n FROM audit_log WHERE action = 'auth.refresh.reuse'");
+    expect(audit.rows[0].n).toBeGreaterThanOrEqual(1);
+    // Another session of the same user is untouched.
+    const other = (await login(h, u.username, u.password)).json();
+    expect((await refresh(other.refresh_token)).statusCode).toBe(200);
+  });
+
+  it('logout revokes the session’s refresh token', async () => {
+    const u = await addUser(h, 'leaver', 'monitor');
+    const t = (await login(h, u.username, u.password)).json();
+    const out = await h.app.inject({ method: 'POST', url: '/api/v1/auth/logout', payload: { refresh_token: t.refresh_token } });
+    expect(out.statusCode).toBe(204);
+    expect((await refresh(t.refresh_token)).statusCode).toBe(401);
+  });
+});
+
+describe('every request re-checks the user', () => {
+  it('a deactivated user’s valid token is refused at once, and works again after reactivation', async () => {
+    const u = await addUser(h, 'sleeper', 'monitor');
+    const t = (await login(h, u.username, u.password)).json();
+    expect((await me(t.access_token)).statusCode).toBe(200);
+    expect((await patchUser(u.id, { active: false })).statusCode).toBe(200);
+    expect((await me(t.access_token)).statusCode).toBe(401);
+    expect((await refresh(t.refresh_token)).statusCode).toBe(401);
+    expect((await login(h, u.username, u.password, '10.0.0.7')).statusCode).toBe(401);
+    expect((await patchUser(u.id, { active: true })).statusCode).toBe(200);
+    expect((await me(t.access_token)).statusCode).toBe(200);
+  });
+
+  it('a role change refuses older tokens; a password reset refuses all tokens', async () => {
+    const u = await addUser(h, 'mover', 'monitor');
+    const t = (await login(h, u.username, u.password)).json();
+    expect((await patchUser(u.id, { role: 'admin' })).json().role).toBe('admin');
+    expect((await me(t.access_token)).statusCode).toBe(401);
+    const t2 = (await refresh(t.refresh_token)).json();
+    expect((await me(t2.access_token)).json().role).toBe('admin');
+    const reset = await h.app.inject({
+      method: 'POST',
+      url: `/api/v1/users/${u.id}/password`,
+      headers: adminAuth,
+      payload: { password: 'a brand new password' },
+    });
+    expect(reset.statusCode).toBe(204);
+    expect((await me(t2.access_token)).statusCode).toBe(401);
+    expect((await refresh(t2.refresh_token)).statusCode).toBe(401);
+    expect((await login(h, u.username, 'a brand new password')).statusCode).toBe(200);
+  });
+
+  it('a removed user’s token is refused', async () => {
+    const u = await addUser(h, 'gone', 'monitor');
+    const t = (await login(h, u.username, u.password)).json();
+    await h.deps.pg.query('DELETE FROM users WHERE id = $1', [u.id]);
+    expect((await me(t.access_token)).statusCode).toBe(401);
+  });
+
+  it('refuses to leave no active admin', async () => {
+    const self = await me(adminAuth.authorization!.slice(7));
+    // 'mover' was promoted above: make boss the only active admin.
+    await h.deps.pg.query("UPDATE users SET active = false WHERE role = 'admin' AND username <> 'boss'");
+    const r = await patchUser(self.json().id, { role: 'monitor' });
+    expect(r.statusCode).toBe(409);
+    expect(r.json().error.code).toBe('LAST_ADMIN');
+    expect((await patchUser(self.json().id, { active: false })).statusCode).toBe(409);
+    expect((await me(adminAuth.authorization!.slice(7))).json().role).toBe('admin');
+  });
+});
+
+describe('login rate limit', () => {
+  it('the 4th attempt gets 429 with Retry-After, even with the right password; another user is unaffected', async () => {
+    const victim = await addUser(h, 'victim', 'monitor');
+    const bystander = await addUser(h, 'bystander', 'monitor');
+    const addr = '192.0.2.10';
+    const wrong = [];
+    for (let i = 0; i < 3; i++) wrong.push(await login(h, victim.username, 'wrong password', addr));
+    expect(wrong.map((r) => r.statusCode)).toEqual([401, 401, 401]);
+    const fourth = await login(h, victim.username, victim.password, addr);
+    expect(fourth.statusCode).toBe(429);
+    expect(fourth.json().error.code).toBe('RATE_LIMITED');
+    const retry = Number(fourth.headers['retry-after']);
+    expect(retry).toBeGreaterThan(890);
+    expect(retry).toBeLessThanOrEqual(900);
+    // The username is locked from any address; other users from other addresses log in.
+    expect((await login(h, victim.username, victim.password, '192.0.2.99')).statusCode).toBe(429);
+    expect((await login(h, bystander.username, bystander.password, '192.0.2.20')).statusCode).toBe(200);
+
+    // The chat alert job, with its data and deterministic id.
+    const jobs = await h.deps.notifications.getJobs(['waiting', 'prioritized', 'delayed']);
+    const job = jobs.find((j) => j.data.username === 'victim');
+    expect(job?.data).toMatchObject({ kind: 'login_rate_limited', channel: 'chat', username: 'victim', address: addr });
+    expect(job!.id).toBe(rateLimitJobId({ username: 'victim', address: addr }, Date.parse(job!.data.at), 900));
+    expect(jobs.filter((j) => j.data.username === 'victim')).toHaveLength(1);
+    const audit = await h.deps.pg.query("SELECT action FROM audit_log WHERE target = 'victim' ORDER BY id");
+    expect(audit.rows.map((r) => r.action)).toEqual([
+      'auth.login.failure',
+      'auth.login.failure',
+      'auth.login.failure',
+      'auth.login.rate_limited',
+    ]);
+  });
+
+  it('counts per client address too, and answers an unknown user exactly like a wrong password', async () => {
+    const addr = '198.51.100.5';
+    const known = await addUser(h, 'known', 'monitor');
+    const a = await login(h, 'nobody-1', 'x', addr);
+    const b = await login(h, known.username, 'wrong password', addr);
+    expect(a.statusCode).toBe(401);
+    expect(a.body).toBe(b.body);
+    expect(a.json().error.code).toBe('INVALID_CREDENTIALS');
+    await login(h, 'nobody-2', 'x', addr);
+    // Three failures from this address (three different names): the address is locked for everyone.
+    expect((await login(h, known.username, known.password, addr)).statusCode).toBe(429);
+    expect((await login(h, known.username, known.password, '198.51.100.6')).statusCode).toBe(200);
+  });
+});
+
+describe('admin routes', () => {
+  it('creates and lists users, refuses duplicates and short passwords', async () => {
+    const created = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/users',
+      headers: adminAuth,
+      payload: { username: 'NewOne', password: 'long enough password', role: 'monitor' },
+    });
+    expect(created.statusCode).toBe(201);
+    expect(created.json()).toMatchObject({ username: 'newone', role: 'monitor', active: true });
+    expect(created.body).not.toMatch(/password|scrypt/);
+    const dup = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/users',
+      headers: adminAuth,
+      payload: { username: 'newone', password: 'long enough password', role: 'admin' },
+    });
+    expect(dup.statusCode).toBe(409);
+    expect(dup.json().error.code).toBe('USER_EXISTS');
+    const short = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/users',
+      headers: adminAuth,
+      payload: { username: 'shorty', password: 'short', role: 'admin' },
+    });
+    expect(short.statusCode).toBe(400);
+    const list = await h.app.inject({ url: '/api/v1/users', headers: adminAuth });
+    expect(list.json().items.map((u: { username: string }) => u.username)).toContain('newone');
+    expect((await patchUser(999999, { active: false })).statusCode).toBe(404);
+  });
+
+  it('stores event type settings and the sidebar toggle, and audits them', async () => {
+    const put = await h.app.inject({
+      method: 'PUT',
+      url: '/api/v1/settings/event-types/rdg.connection.302',
+      headers: adminAuth,
+      payload: { severity_override: 'critical', visible: false },
+    });
+    expect(put.statusCode).toBe(200);
+    expect(put.json()).toMatchObject({
+      type: 'rdg.connection.302',
+      severity_override: 'critical',
+      visible: false,
+      updated_by: 'boss',
+    });
+    const clear = await h.app.inject({
+      method: 'PUT',
+      url: '/api/v1/settings/event-types/rdg.connection.302',
+      headers: adminAuth,
+      payload: { severity_override: null, visible: true },
+    });
+    expect(clear.json()).toMatchObject({ severity_override: null, visible: true });
+    const bad = await h.app.inject({
+      method: 'PUT',
+      url: '/api/v1/settings/event-types/x',
+      headers: adminAuth,
+      payload: { severity_override: 'urgent', visible: true },
+    });
+    expect(bad.statusCode).toBe(400);
+    const list = await h.app.inject({ url: '/api/v1/settings/event-types', headers: adminAuth });
+    expect(list.json().items).toHaveLength(1);
+    expect(
+      (await h.app.inject({ method: 'DELETE', url: '/api/v1/settings/event-types/rdg.connection.302', headers: adminAuth }))
+        .statusCode,
+    ).toBe(204);
+    expect(
+      (await h.app.inject({ method: 'DELETE', url: '/api/v1/settings/event-types/rdg.connection.302', headers: adminAuth }))
+        .statusCode,
+    ).toBe(404);
+
+    expect((await h.app.inject({ url: '/api/v1/settings/ui', headers: adminAuth })).json()).toEqual({ sidebar_stats: false });
+    const ui = await h.app.inject({
+      method: 'PUT',
+      url: '/api/v1/settings/ui',
+      headers: adminAuth,
+      payload: { sidebar_stats: true },
+    });
+    expect(ui.json()).toEqual({ sidebar_stats: true });
+    expect((await h.app.inject({ url: '/api/v1/settings/ui', headers: adminAuth })).json()).toEqual({ sidebar_stats: true });
+
+    const audit = await h.app.inject({ url: '/api/v1/audit?action=setting&limit=10', headers: adminAuth });
+    expect(audit.statusCode).toBe(200);
+    const actions = audit.json().items.map((i: { action: string }) => i.action);
+    expect(actions).toEqual(['setting.ui', 'setting.event_type.delete', 'setting.event_type', 'setting.event_type']);
+    expect(audit.json().items[0]).toMatchObject({ actor: 'boss', target: 'ui.sidebar_stats', details: { sidebar_stats: true } });
+    const page = await h.app.inject({
+      url: `/api/v1/audit?action=setting&limit=2&before_id=${audit.json().items[1].id}`,
+      headers: adminAuth,
+    });
+    expect(page.json().items.map((i: { action: string }) => i.action)).toEqual(['setting.event_type', 'setting.event_type']);
+    const logins = await h.app.inject({ url: '/api/v1/audit?action=auth.login.success&actor=boss', headers: adminAuth });
+    expect(logins.json().items[0]).toMatchObject({ actor: 'boss', address: '10.9.9.9', action: 'auth.login.success' });
+  });
+
+  it('creates, lists and revokes agent API keys', async () => {
+    const c = await h.app.inject({ method: 'POST', url: '/api/v1/api-keys', headers: adminAuth, payload: { name: 'web-01' } });
+    expect(c.statusCode).toBe(201);
+    const { id, key } = c.json();
+    expect(await h.deps.verifyAgentKey(key)).toBe(true);
+    const list = await h.app.inject({ url: '/api/v1/api-keys', headers: adminAuth });
+    expect(list.body).not.toContain(key);
+    expect(list.json().items.find((k: { id: number }) => k.id === id)).toMatchObject({ name: 'web-01', revoked_at: null });
+    expect((await h.app.inject({ method: 'DELETE', url: `/api/v1/api-keys/${id}`, headers: adminAuth })).statusCode).toBe(204);
+    expect(await h.deps.verifyAgentKey(key)).toBe(false);
+    expect((await h.app.inject({ method: 'DELETE', url: `/api/v1/api-keys/${id}`, headers: adminAuth })).statusCode).toBe(404);
+  });
+});

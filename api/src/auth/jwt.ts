@@ -1,0 +1,52 @@
+// Access tokens: HS256 JWTs with sub (user id), role, tv (the user's token version), iat, exp, iss, aud.
+// Verification pins the algorithm, issuer and audience; the claims are then re-checked against the
+// users table on every request (access.ts), so a disabled user or a changed role/password is refused at once.
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { USER_ROLES, type UserRole } from '../types.ts';
+
+export const JWT_ISSUER = 'watchpost';
+export const JWT_AUDIENCE = 'watchpost-api';
+export const JWT_ALG = 'HS256';
+
+export interface AccessClaims {
+  userId: number;
+  role: UserRole;
+  tokenVersion: number;
+}
+
+export async function signAccessToken(
+  secret: Uint8Array,
+  claims: AccessClaims,
+  ttlSeconds: number,
+  now = new Date(),
+): Promise<string> {
+  const iat = Math.floor(now.getTime() / 1000);
+  return new SignJWT({ role: claims.role, tv: claims.tokenVersion })
+    .setProtectedHeader({ alg: JWT_ALG, typ: 'JWT' })
+    .setSubject(String(claims.userId))
+    .setIssuer(JWT_ISSUER)
+    .setAudience(JWT_AUDIENCE)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + ttlSeconds)
+    .sign(secret);
+}
+
+/** The token's claims, or null for anything not a valid, unexpired token of ours (never throws for bad input). */
+export async function verifyAccessToken(secret: Uint8Array, token: string): Promise<AccessClaims | null> {
+  try {
+    const { payload } = await jwtVerify(token, secret, {
+      algorithms: [JWT_ALG],
+      issuer: JWT_ISSUER,
+      audience: JWT_AUDIENCE,
+      requiredClaims: ['sub', 'exp', 'iat'],
+    });
+    const { sub, role, tv } = payload;
+    if (typeof sub !== 'string' || !/^[1-9]\d{0,15}$/.test(sub)) return null;
+    if (typeof role !== 'string' || !(USER_ROLES as readonly string[]).includes(role)) return null;
+    if (typeof tv !== 'number' || !Number.isInteger(tv)) return null;
+    return { userId: Number(sub), role: role as UserRole, tokenVersion: tv };
+  } catch (err) {
+    if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
+    throw err;
+  }
+}

@@ -1,0 +1,90 @@
+// One error shape for every API response that is not a success:
+//   { "error": { "code": "STABLE_CODE", "message": "human text", "details"?: ... } }
+// Codes are stable (clients switch on them); messages are for people and may change.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+
+export const ERROR_CODES = {
+  VALIDATION_FAILED: 400,
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  UNPROCESSABLE: 422,
+  RATE_LIMITED: 429,
+  INTERNAL: 500,
+  UNAVAILABLE: 503,
+} as const;
+export type ErrorCode = keyof typeof ERROR_CODES | (string & {});
+
+export class ApiError extends Error {
+  readonly statusCode: number;
+  readonly code: ErrorCode;
+  readonly details: unknown;
+  /** Extra response headers, e.g. Retry-After on 429 or WWW-Authenticate on 401. */
+  readonly headers: Record<string, string>;
+
+  constructor(statusCode: number, code: ErrorCode, message: string, details?: unknown, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.statusCode = statusCode;
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+}
+
+export const unauthenticated = (message = 'missing or invalid credentials') =>
+  new ApiError(401, 'UNAUTHENTICATED', message, undefined, { 'www-authenticate': 'Bearer' });
+export const forbidden = (message = 'your role does not allow this operation') => new ApiError(403, 'FORBIDDEN', message);
+export const notFound = (what = 'resource') => new ApiError(404, 'NOT_FOUND', `${what} not found`);
+
+import type { ErrorBody } from '@watchpost/runtime/error-body.ts';
+
+export { errorBodySchema, type ErrorBody } from '@watchpost/runtime/error-body.ts';
+
+const codeForStatus = (status: number): string => {
+  if (status === 400) return 'BAD_REQUEST';
+  for (const [code, s] of Object.entries(ERROR_CODES)) if (s === status && code !== 'VALIDATION_FAILED') return code;
+  return status >= 500 ? 'INTERNAL' : 'BAD_REQUEST';
+};
+
+/** Maps any thrown error to the error shape. 5xx bodies carry no internals; the log has them. */
+export function toErrorResponse(err: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
+  if (err instanceof ApiError) {
+    const body: ErrorBody = { error: { code: err.code, message: err.message } };
+    if (err.details !== undefined) body.error.details = err.details;
+    return { status: err.statusCode, body, headers: err.headers };
+  }
+  const fe = err as Partial<FastifyError>;
+  if (fe && Array.isArray(fe.validation)) {
+    const where = fe.validationContext ?? 'request';
+    const details = fe.validation.map((v) => ({
+      in: where,
+      pointer: v.instancePath || '/',
+      message: v.message ?? 'invalid',
+      ...(v.params && 'missingProperty' in v.params ? { property: String(v.params.missingProperty) } : {}),
+      ...(v.params && 'additionalProperty' in v.params ? { property: String(v.params.additionalProperty) } : {}),
+    }));
+    return { status: 400, body: { error: { code: 'VALIDATION_FAILED', message: `invalid ${where}`, details } }, headers: {} };
+  }
+  const status = typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 600 ? fe.statusCode : 500;
+  if (status >= 500) {
+    return {
+      status,
+      body: { error: { code: status === 503 ? 'UNAVAILABLE' : 'INTERNAL', message: 'internal error' } },
+      headers: {},
+    };
+  }
+  // fastify's own 4xx (bad JSON, body too large, wrong content type): their messages are safe to show.
+  return { status, body: { error: { code: codeForStatus(status), message: fe?.message ?? 'bad request' } }, headers: {} };
+}
+
+export function errorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void {
+  const { status, body, headers } = toErrorResponse(err);
+  if (status >= 500) req.log.error({ err }, 'request failed');
+  else req.log.info({ code: body.error.code, status }, 'request refused');
+  void reply.code(status).headers(headers).type('application/json; charset=utf-8').send(body);
+}

@@ -1,0 +1,50 @@
+// The `api` role: wires clients into the API plugin and creates the first admin at first start.
+import { Queue } from 'bullmq';
+import type { Config, Logger, RoleStarter } from '@watchpost/runtime';
+import type { Clients } from '@watchpost/runtime';
+import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas/queues.ts';
+import { buildApiApp } from './app.ts';
+import { loadJwtSecret } from './auth/secret.ts';
+import { ensureFirstAdmin } from './auth/first-admin.ts';
+import { verifyApiKey } from '@watchpost/ingest/api-keys.ts';
+import type { ApiDeps, AuthSettings } from './types.ts';
+
+export { buildApiApp } from './app.ts';
+export { audit } from './audit.ts';
+export type { ApiDeps, ApiUser, Access } from './types.ts';
+
+export async function authSettings(config: Config): Promise<AuthSettings> {
+  return {
+    jwtSecret: await loadJwtSecret(config.jwtSecret, config.stateDir),
+    accessTtlSeconds: config.auth.accessTtlSeconds,
+    refreshTtlSeconds: config.auth.refreshTtlDays * 86_400,
+    loginWindowSeconds: config.auth.loginWindowSeconds,
+    lockoutSeconds: config.auth.lockoutSeconds,
+    maxLoginFailures: 3,
+  };
+}
+
+export async function createApiDeps(config: Config, clients: Clients): Promise<ApiDeps> {
+  return {
+    config,
+    pg: clients.pg,
+    redis: clients.redis,
+    redisKeyPrefix: 'watchpost:',
+    clickhouse: clients.clickhouse,
+    notifications: new Queue(NOTIFICATIONS_QUEUE, { connection: clients.bullmqConnection() }),
+    auth: await authSettings(config),
+    verifyAgentKey: async (key) => (await verifyApiKey(clients.pg, key)) !== null,
+  };
+}
+
+export const apiRole: RoleStarter = async ({ config, log, clients }) => {
+  const deps = await createApiDeps(config, clients);
+  await ensureFirstAdmin(deps.pg, config, log as Logger);
+  return {
+    routes: buildApiApp(deps),
+    checks: clients.checks(),
+    close: async () => {
+      await deps.notifications.close();
+    },
+  };
+};

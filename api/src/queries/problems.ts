@@ -1,0 +1,231 @@
+// Problems reads and operator actions (Postgres; tables from the correlate migration 1000000000200).
+// Severity is shown after the per-type override; problems of hidden types are left out of lists and
+// counts. Acknowledge/resolve go through the shared state machine; a refusal becomes HTTP 409.
+import type { TimelineEvent } from '@watchpost/processors/correlate/processor.ts';
+import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
+import { withTransaction } from '@watchpost/runtime/clients/postgres.ts';
+import { transition, type ProblemState, type RefusalReason } from '@watchpost/processors/correlate/problem-state.ts';
+import type { Severity } from '@watchpost/runtime/config/config.ts';
+import { effectiveSeverity, type TypeSettings } from './type-settings.ts';
+import { flapEventIds } from './events.ts';
+
+export const PROBLEM_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
+export type ProblemStatusName = (typeof PROBLEM_STATUSES)[number];
+
+/** `NOT (col = ANY($n))` with the hidden types as parameter $n (always one parameter). */
+export function visibleProblemTypeSql(ts: TypeSettings, col: string, n: number): { text: string; params: unknown[] } {
+  return { text: `NOT (${col} = ANY($${n}::text[]))`, params: [ts.hidden] };
+}
+
+/** Postgres expression of the severity after the override (`param` = the JSON object of overrides). */
+function effectiveSeverityPg(param: string): string {
+  return `COALESCE((${param}::jsonb ->> p.type), p.severity)`;
+}
+
+export interface ProblemFilters {
+  statuses?: ProblemStatusName[];
+  host?: string;
+  /** `rdg.connection` matches the type itself and every `rdg.connection.*` */
+  typePrefix?: string;
+  severities?: Severity[];
+  createdWithinHours?: number;
+}
+
+export interface ProblemRow {
+  id: string;
+  status: ProblemStatusName;
+  fingerprint: string;
+  host: string;
+  host_id: number | null;
+  display_name: string | null;
+  type: string;
+  rule: string;
+  title: string;
+  severity: string;
+  stored_severity: string;
+  count: number;
+  created_at: string;
+  last_seen: string;
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
+  resolved_at: string | null;
+  resolved_by: 'manual' | 'auto' | null;
+  resolved_by_user: string | null;
+  reopened_count: number;
+  rdg_flap: boolean;
+  details: Record<string, unknown>;
+}
+
+const isoOrNull = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString());
+
+/** A problems row as pg returns it: the API row before timestamps become ISO strings and severity is overridden. */
+type DbProblem = Omit<ProblemRow, 'stored_severity' | 'created_at' | 'last_seen' | 'acknowledged_at' | 'resolved_at'> & {
+  created_at: Date;
+  last_seen: Date;
+  acknowledged_at: Date | null;
+  resolved_at: Date | null;
+};
+
+const PROBLEM_COLUMNS = `p.id::text AS id, p.status, p.fingerprint, p.host, h.id AS host_id, h.display_name, p.type, p.rule, p.title,
+  p.severity, p.count, p.created_at, p.last_seen, p.acknowledged_at, p.acknowledged_by, p.resolved_at, p.resolved_by,
+  p.resolved_by_user, p.reopened_count, p.rdg_flap, p.details`;
+
+function toRow(r: DbProblem, ts: TypeSettings): ProblemRow {
+  return {
+    ...r,
+    host_id: r.host_id === null ? null : Number(r.host_id),
+    severity: effectiveSeverity(ts, r.type, r.severity),
+    stored_severity: r.severity,
+    created_at: new Date(r.created_at).toISOString(),
+    last_seen: new Date(r.last_seen).toISOString(),
+    acknowledged_at: isoOrNull(r.acknowledged_at),
+    resolved_at: isoOrNull(r.resolved_at),
+  };
+}
+
+const overridesJson = (ts: TypeSettings) => JSON.stringify(Object.fromEntries(ts.overrides));
+
+/** Conditions other than status, with their parameters ($1 = hidden types). */
+function baseConditions(ts: TypeSettings, f: ProblemFilters, now: Date): { where: string[]; params: unknown[] } {
+  const params: unknown[] = [ts.hidden];
+  const where = ['NOT (p.type = ANY($1::text[]))'];
+  const add = (v: unknown) => {
+    params.push(v);
+    return `$${params.length}`;
+  };
+  if (f.host !== undefined) where.push(`p.host = ${add(f.host)}`);
+  if (f.typePrefix !== undefined) {
+    const t = f.typePrefix.trim().replace(/\.+$/, '');
+    where.push(`(p.type = ${add(t)} OR starts_with(p.type, ${add(t + '.')}))`);
+  }
+  if (f.severities?.length) where.push(`${effectiveSeverityPg(add(overridesJson(ts)))} = ANY(${add(f.severities)}::text[])`);
+  if (f.createdWithinHours !== undefined)
+    where.push(`p.created_at >= ${add(new Date(now.getTime() - f.createdWithinHours * 3_600_000))}`);
+  return { where, params };
+}
+
+export interface ProblemPage {
+  total: number;
+  page: number;
+  page_size: number;
+  counts: Record<ProblemStatusName, number>;
+  items: ProblemRow[];
+}
+
+/**
+ * Problems, newest first. Metrics rule: with created_within_hours and no explicit status, the list holds
+ * only open and acknowledged problems created in that window; resolved ones of the window are only
+ * counted (counts.resolved). `counts` always covers every status under the other filters.
+ */
+export async function listProblems(
+  pg: Pool,
+  ts: TypeSettings,
+  f: ProblemFilters,
+  page: number,
+  pageSize: number,
+  now = new Date(),
+): Promise<ProblemPage> {
+  const base = baseConditions(ts, f, now);
+  const statuses = f.statuses?.length
+    ? f.statuses
+    : f.createdWithinHours !== undefined
+      ? (['open', 'acknowledged'] as const)
+      : undefined;
+  const listParams = [...base.params];
+  const listWhere = [...base.where];
+  if (statuses) {
+    listParams.push([...statuses]);
+    listWhere.push(`p.status = ANY($${listParams.length}::text[])`);
+  }
+  const whereText = listWhere.join(' AND ');
+  listParams.push(pageSize, (page - 1) * pageSize);
+  const [list, total, counts] = await Promise.all([
+    pg.query<DbProblem>(
+      `SELECT ${PROBLEM_COLUMNS} FROM problems p LEFT JOIN hosts h ON h.hostname = p.host
+        WHERE ${whereText} ORDER BY p.created_at DESC, p.id LIMIT $${listParams.length - 1} OFFSET $${listParams.length}`,
+      listParams,
+    ),
+    pg.query<{ total: number }>(`SELECT count(*)::int AS total FROM problems p WHERE ${whereText}`, listParams.slice(0, -2)),
+    pg.query<{ status: ProblemStatusName; n: number }>(
+      `SELECT p.status, count(*)::int AS n FROM problems p WHERE ${base.where.join(' AND ')} GROUP BY p.status`,
+      base.params,
+    ),
+  ]);
+  const byStatus: Record<ProblemStatusName, number> = { open: 0, acknowledged: 0, resolved: 0 };
+  for (const r of counts.rows) byStatus[r.status] = r.n;
+  return { total: total.rows[0]!.total, page, page_size: pageSize, counts: byStatus, items: list.rows.map((r) => toRow(r, ts)) };
+}
+
+export interface TimelineEntry {
+  event_id: string;
+  occurred_at: string;
+  received_at: string;
+  type: string;
+  severity: string;
+  title: string;
+  flap: boolean;
+}
+
+export interface ProblemDetail extends ProblemRow {
+  timeline: TimelineEntry[];
+}
+
+export async function getProblem(pg: Pool, ts: TypeSettings, id: string): Promise<ProblemDetail | null> {
+  const { rows } = await pg.query<DbProblem>(
+    `SELECT ${PROBLEM_COLUMNS} FROM problems p LEFT JOIN hosts h ON h.hostname = p.host WHERE p.id = $1`,
+    [id],
+  );
+  if (!rows[0]) return null;
+  const events = await pg.query<TimelineEvent>(
+    `SELECT event_id::text AS event_id, occurred_at, received_at, type, severity, title FROM problem_events
+      WHERE problem_id = $1 ORDER BY occurred_at, received_at, event_id`,
+    [id],
+  );
+  const flaps = await flapEventIds(
+    pg,
+    events.rows.map((e) => e.event_id),
+  );
+  return {
+    ...toRow(rows[0], ts),
+    timeline: events.rows.map((e) => ({
+      event_id: e.event_id,
+      occurred_at: new Date(e.occurred_at).toISOString(),
+      received_at: new Date(e.received_at).toISOString(),
+      type: e.type,
+      severity: effectiveSeverity(ts, e.type, e.severity),
+      title: e.title,
+      flap: flaps.has(e.event_id),
+    })),
+  };
+}
+
+export type ActionOutcome =
+  { ok: true } | { ok: false; notFound: true } | { ok: false; notFound: false; reason: RefusalReason; status: ProblemStatusName };
+
+/** Acknowledge or resolve under a row lock, through the shared state machine. */
+export async function applyProblemAction(
+  pg: Pool,
+  id: string,
+  kind: 'acknowledge' | 'resolve',
+  username: string,
+  now = new Date(),
+): Promise<ActionOutcome> {
+  return withTransaction(pg, async (c) => {
+    const { rows } = await c.query<ProblemState & { id: string }>(
+      `SELECT id::text AS id, status, type, acknowledged_at, acknowledged_by, resolved_at, resolved_by, resolved_by_user, reopened_count
+         FROM problems WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    const current = rows[0];
+    if (!current) return { ok: false, notFound: true };
+    const t = transition(current, { kind, by: username }, now);
+    if (!t.ok) return { ok: false, notFound: false, reason: t.reason, status: current.status };
+    const n = t.next;
+    await c.query(
+      `UPDATE problems SET status = $2, acknowledged_at = $3, acknowledged_by = $4, resolved_at = $5, resolved_by = $6, resolved_by_user = $7
+        WHERE id = $1`,
+      [id, n.status, n.acknowledged_at, n.acknowledged_by, n.resolved_at, n.resolved_by, n.resolved_by_user],
+    );
+    return { ok: true };
+  });
+}

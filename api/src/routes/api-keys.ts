@@ -1,0 +1,92 @@
+// Agent API keys over HTTP (admin only); the same functions as the CLI (ingest/src/api-keys.ts).
+import type { FastifyPluginAsync } from 'fastify';
+import { createApiKey, listApiKeys, revokeApiKey } from '@watchpost/ingest/api-keys.ts';
+import { audit } from '../audit.ts';
+import { notFound } from '../errors.ts';
+
+const tags = ['api-keys'];
+const keyInfo = {
+  type: 'object',
+  required: ['id', 'name', 'prefix', 'created_at', 'revoked_at', 'last_used_at'],
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    prefix: { type: 'string', description: 'first characters of the key, to recognise it' },
+    created_at: { type: 'string', format: 'date-time' },
+    revoked_at: { type: 'string', format: 'date-time', nullable: true },
+    last_used_at: { type: 'string', format: 'date-time', nullable: true },
+  },
+} as const;
+
+const apiKeysRoutes: FastifyPluginAsync = async (app) => {
+  const { pg } = app.deps;
+
+  app.get(
+    '/api-keys',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'List agent API keys',
+        response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: keyInfo } } } },
+      },
+    },
+    async () => ({ items: await listApiKeys(pg) }),
+  );
+
+  app.post<{ Body: { name: string } }>(
+    '/api-keys',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Create an agent API key',
+        description: 'The key is in this answer only; just its sha256 is stored.',
+        body: {
+          type: 'object',
+          required: ['name'],
+          additionalProperties: false,
+          properties: { name: { type: 'string', minLength: 1, maxLength: 128, pattern: '\\S' } },
+        },
+        response: {
+          201: { type: 'object', required: ['id', 'key'], properties: { id: { type: 'integer' }, key: { type: 'string' } } },
+        },
+      },
+    },
+    async (req, reply) => {
+      const created = await createApiKey(pg, req.body.name);
+      await audit(pg, {
+        actor: req.user!.username,
+        address: req.ip,
+        action: 'api_key.create',
+        target: req.body.name.trim(),
+        details: { id: created.id },
+      });
+      return reply.code(201).send(created);
+    },
+  );
+
+  app.delete<{ Params: { id: number } }>(
+    '/api-keys/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Revoke an agent API key',
+        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        response: {
+          204: { description: 'revoked', type: 'null' },
+          404: { description: 'NOT_FOUND: no active key with this id' },
+        },
+      },
+    },
+    async (req, reply) => {
+      const n = await revokeApiKey(pg, req.params.id);
+      if (n === 0) throw notFound('active API key');
+      await audit(pg, { actor: req.user!.username, address: req.ip, action: 'api_key.revoke', target: String(req.params.id) });
+      return reply.code(204).send();
+    },
+  );
+};
+
+export default apiKeysRoutes;

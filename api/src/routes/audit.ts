@@ -1,0 +1,65 @@
+// GET /api/v1/audit (admin): the audit log, newest first, keyset paged by id.
+import type { FastifyPluginAsync } from 'fastify';
+import { listAudit } from '../audit.ts';
+
+const auditRoutes: FastifyPluginAsync = async (app) => {
+  app.get<{ Querystring: { limit: number; before_id?: number; action?: string; actor?: string } }>(
+    '/audit',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['audit'],
+        summary: 'Audit log',
+        description:
+          'Logins (success, failure, rate limit), refresh-token reuse, logouts, user changes, setting changes, API key changes and host ' +
+          'deletions. `action` matches by prefix on dot boundaries (`auth.login` matches `auth.login.failure`). For the next page pass ' +
+          '`before_id` = the last id of this page.',
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+            before_id: { type: 'integer', minimum: 1 },
+            action: { type: 'string', maxLength: 128 },
+            actor: { type: 'string', maxLength: 128 },
+          },
+        },
+        response: {
+          200: {
+            type: 'object',
+            required: ['items'],
+            properties: {
+              items: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  required: ['id', 'at', 'actor', 'address', 'action', 'target', 'details'],
+                  properties: {
+                    id: { type: 'integer' },
+                    at: { type: 'string', format: 'date-time' },
+                    actor: { type: 'string', nullable: true },
+                    address: { type: 'string', nullable: true },
+                    action: { type: 'string' },
+                    target: { type: 'string', nullable: true },
+                    details: { type: 'object', additionalProperties: true },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+    async (req) => {
+      const rows = await listAudit(app.deps.pg, {
+        limit: req.query.limit,
+        beforeId: req.query.before_id,
+        action: req.query.action,
+        actor: req.query.actor,
+      });
+      return { items: rows.map((r) => ({ ...r, at: r.at.toISOString() })) };
+    },
+  );
+};
+
+export default auditRoutes;

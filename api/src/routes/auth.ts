@@ -1,0 +1,205 @@
+// POST /api/v1/auth/login, /auth/refresh, /auth/logout, GET /auth/me.
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas/queues.ts';
+import { ApiError, unauthenticated } from '../errors.ts';
+import { audit } from '../audit.ts';
+import { dummyHash, verifyPassword } from '../auth/passwords.ts';
+import { getUserByName, normalizeUsername } from '../auth/users.ts';
+import { issueSession, revokeFamilyOf, rotateRefreshToken } from '../auth/tokens.ts';
+import { lockedFor, rateLimitJobId, recordFailure, recordSuccess } from '../auth/login-limit.ts';
+
+const tags = ['auth'];
+
+const tokenResponse = {
+  type: 'object',
+  required: ['access_token', 'refresh_token', 'token_type', 'expires_in', 'refresh_expires_in'],
+  properties: {
+    access_token: { type: 'string', description: 'JWT (HS256); send as `Authorization: Bearer <token>`' },
+    refresh_token: { type: 'string', description: 'opaque; single use, rotated by /auth/refresh' },
+    token_type: { type: 'string', enum: ['Bearer'] },
+    expires_in: { type: 'integer', description: 'seconds until the access token expires' },
+    refresh_expires_in: { type: 'integer', description: 'seconds until the refresh token expires' },
+  },
+} as const;
+
+const rateLimited = {
+  description: 'RATE_LIMITED: too many failed logins for this username or address; see the Retry-After header (seconds)',
+} as const;
+
+const refreshBody = {
+  type: 'object',
+  required: ['refresh_token'],
+  additionalProperties: false,
+  properties: { refresh_token: { type: 'string', minLength: 1, maxLength: 512 } },
+} as const;
+
+export const LOGIN_RATE_LIMITED_JOB = 'login_rate_limited';
+
+const auditAddress = (req: FastifyRequest) => req.ip;
+
+const authRoutes: FastifyPluginAsync = async (app) => {
+  const { deps } = app;
+
+  app.post<{ Body: { username: string; password: string } }>(
+    '/auth/login',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Log in with username and password',
+        description:
+          'Returns an access token (JWT, 15 min by default) and a refresh token (30 days by default). ' +
+          'A wrong password and an unknown user get the same 401 INVALID_CREDENTIALS. After 3 failed attempts for one ' +
+          'username or from one client address within the counting window (15 min by default), logins for it get ' +
+          '429 RATE_LIMITED with Retry-After until the lockout (15 min by default) ends.',
+        body: {
+          type: 'object',
+          required: ['username', 'password'],
+          additionalProperties: false,
+          properties: {
+            username: { type: 'string', minLength: 1, maxLength: 128 },
+            password: { type: 'string', minLength: 1, maxLength: 1024 },
+          },
+        },
+        response: { 200: tokenResponse, 401: { description: 'INVALID_CREDENTIALS' }, 429: rateLimited },
+      },
+    },
+    async (req) => {
+      const username = normalizeUsername(req.body.username);
+      const address = req.ip;
+      const subject = { username, address };
+      const prefix = deps.redisKeyPrefix;
+      const wait = await lockedFor(deps.redis, prefix, subject);
+      if (wait > 0) {
+        throw new ApiError(
+          429,
+          'RATE_LIMITED',
+          'too many failed login attempts; try again later',
+          { retry_after: wait },
+          { 'retry-after': String(wait) },
+        );
+      }
+      const user = await getUserByName(deps.pg, username);
+      // Unknown users are checked against a dummy hash: same answer, same cost.
+      const passwordOk = await verifyPassword(req.body.password, user?.passwordHash ?? (await dummyHash()));
+      if (!user || !passwordOk || !user.active) {
+        const { locked } = await recordFailure(deps.redis, prefix, subject, deps.auth);
+        await audit(deps.pg, {
+          actor: null,
+          address,
+          action: 'auth.login.failure',
+          target: username,
+          details: locked.length ? { locked } : {},
+        });
+        if (locked.length > 0) {
+          const at = new Date();
+          await audit(deps.pg, {
+            actor: null,
+            address,
+            action: 'auth.login.rate_limited',
+            target: username,
+            details: { locked },
+          });
+          await deps.notifications
+            .add(
+              LOGIN_RATE_LIMITED_JOB,
+              { kind: 'login_rate_limited', channel: 'chat', username, address, at: at.toISOString() },
+              {
+                jobId: rateLimitJobId(subject, at.getTime(), deps.auth.lockoutSeconds),
+                removeOnComplete: 1000,
+                removeOnFail: 5000,
+              },
+            )
+            .catch((err: unknown) =>
+              req.log.error({ err, queue: NOTIFICATIONS_QUEUE }, 'could not enqueue the login rate-limit alert'),
+            );
+        }
+        throw new ApiError(401, 'INVALID_CREDENTIALS', 'invalid username or password');
+      }
+      await recordSuccess(deps.redis, prefix, subject);
+      await audit(deps.pg, { actor: user.username, address, action: 'auth.login.success', target: user.username });
+      return issueSession(deps.pg, deps.auth, user);
+    },
+  );
+
+  app.post<{ Body: { refresh_token: string } }>(
+    '/auth/refresh',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Exchange a refresh token for a new token pair',
+        description:
+          'The refresh token is single use: the answer carries its successor. Presenting an already used refresh token ' +
+          'revokes every token of its session (family) and answers 401.',
+        body: refreshBody,
+        response: { 200: tokenResponse, 401: { description: 'UNAUTHENTICATED' } },
+      },
+    },
+    async (req) => {
+      const out = await rotateRefreshToken(deps.pg, deps.auth, req.body.refresh_token);
+      if (!out.ok) {
+        if (out.reason === 'reused') {
+          await audit(deps.pg, {
+            actor: null,
+            address: auditAddress(req),
+            action: 'auth.refresh.reuse',
+            target: out.userId !== undefined ? String(out.userId) : null,
+            details: { revoked: 'family' },
+          });
+        }
+        throw unauthenticated(
+          out.reason === 'reused' ? 'refresh token already used; the session was revoked' : 'invalid or expired refresh token',
+        );
+      }
+      return out.tokens;
+    },
+  );
+
+  app.post<{ Body: { refresh_token: string } }>(
+    '/auth/logout',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'End a session',
+        description:
+          'Revokes the refresh token and its whole family. Access tokens already issued stay valid until they expire ' +
+          '(at most the access-token lifetime); clients drop them at logout.',
+        body: refreshBody,
+        response: { 204: { description: 'logged out (also for an unknown token)', type: 'null' } },
+      },
+    },
+    async (req, reply) => {
+      const userId = await revokeFamilyOf(deps.pg, req.body.refresh_token);
+      if (userId !== null)
+        await audit(deps.pg, { actor: null, address: auditAddress(req), action: 'auth.logout', target: String(userId) });
+      return reply.code(204).send();
+    },
+  );
+
+  app.get(
+    '/auth/me',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'The logged-in user',
+        response: {
+          200: {
+            type: 'object',
+            required: ['id', 'username', 'role'],
+            properties: {
+              id: { type: 'integer' },
+              username: { type: 'string' },
+              role: { type: 'string', enum: ['admin', 'monitor'] },
+            },
+          },
+        },
+      },
+    },
+    async (req) => req.user!,
+  );
+};
+
+export default authRoutes;

@@ -1,0 +1,107 @@
+// GET /hosts (search, status, paging), GET /hosts/{id}, DELETE /hosts/{id} (admin: the host, its
+// problems in Postgres and its events in ClickHouse; the host reappears at its next ingest).
+import type { FastifyPluginAsync } from 'fastify';
+import { audit } from '../audit.ts';
+import { notFound } from '../errors.ts';
+import { deleteHost, getHost, listHosts } from '../queries/hosts.ts';
+import { loadTypeSettings } from '../queries/type-settings.ts';
+import { errorRef, hostDetailSchema, hostRowSchema, pageFields, pagingQuery } from './read-schemas.ts';
+
+const tags = ['hosts'];
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
+
+const hostsRoutes: FastifyPluginAsync = async (app) => {
+  const { pg, clickhouse, config } = app.deps;
+
+  app.get<{ Querystring: { search?: string; status?: 'online' | 'stale'; page: number; page_size: number } }>(
+    '/hosts',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: 'List hosts',
+        description:
+          '`search` matches hostname or display name (case-insensitive substring). Status is computed when read: online while ' +
+          'the last heartbeat/daily report (or first event) is at most SERVICE_HEARTBEAT_STALE_MINUTES old. Sorted by hostname.',
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            search: { type: 'string', maxLength: 255 },
+            status: { type: 'string', enum: ['online', 'stale'] },
+            ...pagingQuery,
+          },
+        },
+        response: {
+          200: {
+            type: 'object',
+            required: ['total', 'page', 'page_size', 'items'],
+            properties: { ...pageFields, items: { type: 'array', items: hostRowSchema } },
+          },
+        },
+      },
+    },
+    async (req) => {
+      const ts = await loadTypeSettings(pg);
+      const q = req.query;
+      return listHosts(pg, ts, config.heartbeatStaleMinutes, { search: q.search, status: q.status }, q.page, q.page_size);
+    },
+  );
+
+  app.get<{ Params: { id: number } }>(
+    '/hosts/:id',
+    {
+      config: { access: 'user' },
+      schema: { tags, summary: 'One host', params: idParams, response: { 200: hostDetailSchema, 404: errorRef('NOT_FOUND') } },
+    },
+    async (req) => {
+      const ts = await loadTypeSettings(pg);
+      const h = await getHost(pg, ts, config.heartbeatStaleMinutes, req.params.id);
+      if (!h) throw notFound('host');
+      return h;
+    },
+  );
+
+  app.delete<{ Params: { id: number } }>(
+    '/hosts/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Delete a host with its problems and events',
+        description:
+          'Deletes the host record and its problems (with timelines) in Postgres, then submits a ClickHouse mutation deleting ' +
+          'its events (ALTER TABLE events DELETE; ClickHouse applies it in the background, usually within seconds). The host ' +
+          'is recreated by the next event its agent sends. Audited as host.delete.',
+        params: idParams,
+        response: {
+          200: {
+            type: 'object',
+            required: ['id', 'hostname', 'problems_deleted', 'events'],
+            properties: {
+              id: { type: 'integer' },
+              hostname: { type: 'string' },
+              problems_deleted: { type: 'integer' },
+              events: { type: 'string', enum: ['deletion_submitted'], description: 'the ClickHouse mutation was accepted' },
+            },
+          },
+          404: errorRef('NOT_FOUND'),
+        },
+      },
+    },
+    async (req) => {
+      const out = await deleteHost(pg, clickhouse, req.params.id);
+      if (!out) throw notFound('host');
+      await audit(pg, {
+        actor: req.user!.username,
+        address: req.ip,
+        action: 'host.delete',
+        target: out.hostname,
+        details: { id: req.params.id, problems_deleted: out.problems },
+      });
+      return { id: req.params.id, hostname: out.hostname, problems_deleted: out.problems, events: 'deletion_submitted' as const };
+    },
+  );
+};
+
+export default hostsRoutes;

@@ -1,0 +1,29 @@
+// Every API route plugin, mounted under /api/v1 by app.ts. Route files use paths RELATIVE to
+// /api/v1 (e.g. '/events', '/hosts/:id'), default-export a FastifyPluginAsync, declare
+// `config: { access: 'public' | 'agent' | 'user' | 'admin' }` on every route (the app refuses to start
+// otherwise) and full schemas with `tags`. Clients are at `fastify.deps`, the caller at `request.user`.
+// Each helper adds its own import lines here (small edits).
+import type { FastifyPluginAsync } from 'fastify';
+import authRoutes from './auth.ts';
+import usersRoutes from './users.ts';
+import settingsRoutes from './settings.ts';
+import auditRoutes from './audit.ts';
+import apiKeysRoutes from './api-keys.ts';
+import eventsRoutes from './events.ts';
+import hostsRoutes from './hosts.ts';
+import problemsRoutes from './problems.ts';
+import dashboardRoutes from './dashboards.ts';
+import streamRoutes from './stream.ts';
+
+export const routePlugins: FastifyPluginAsync[] = [
+  authRoutes,
+  usersRoutes,
+  settingsRoutes,
+  auditRoutes,
+  apiKeysRoutes,
+  eventsRoutes,
+  hostsRoutes,
+  problemsRoutes,
+  dashboardRoutes,
+  streamRoutes,
+];

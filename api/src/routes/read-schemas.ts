@@ -1,0 +1,162 @@
+// JSON schemas shared by the read routes (events, hosts, problems, dashboards). Response schemas list
+// every property: fastify's serializer drops anything a schema does not name.
+import { SEVERITIES } from '@watchpost/runtime/config/config.ts';
+
+const SEV = `(${SEVERITIES.join('|')})`;
+export const SEVERITY_LIST_PATTERN = `^${SEV}(,${SEV})*$`;
+export const TYPE_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9._:-]{0,127}$';
+
+const str = { type: 'string' } as const;
+const nstr = { type: 'string', nullable: true } as const;
+const dt = { type: 'string', format: 'date-time' } as const;
+const ndt = { type: 'string', format: 'date-time', nullable: true } as const;
+const int = { type: 'integer' } as const;
+
+export const pagingQuery = {
+  page: { type: 'integer', minimum: 1, maximum: 100_000, default: 1, description: '1-based page number' },
+  page_size: { type: 'integer', minimum: 1, maximum: 500, default: 50, description: 'rows per page (max 500)' },
+} as const;
+
+export const pageFields = {
+  total: { type: 'integer', description: 'rows matching the filters (all pages)' },
+  page: int,
+  page_size: int,
+} as const;
+
+export const eventRowSchema = {
+  type: 'object',
+  required: ['event_id', 'occurred_at', 'received_at', 'hostname', 'type', 'severity', 'title', 'flap'],
+  properties: {
+    event_id: { type: 'string', format: 'uuid' },
+    occurred_at: { ...dt, description: 'time on the host (UTC, second precision)' },
+    received_at: { ...dt, description: 'time the service received it (UTC, second precision)' },
+    hostname: str,
+    display_name: str,
+    os_family: str,
+    product: { type: 'string', description: 'agent product: ssh-monitor or rdp-login-monitor' },
+    agent_version: { type: 'string', description: 'source.product_version of the event' },
+    category: str,
+    type: str,
+    severity: { type: 'string', enum: [...SEVERITIES], description: 'severity after the per-type override' },
+    stored_severity: { type: 'string', description: 'severity as the agent sent it' },
+    title: str,
+    summary: str,
+    tags: { type: 'array', items: str },
+    actor_user: { type: 'string', description: 'user the event is about, taken from `details` at store time (empty when none)' },
+    source_ip: { type: 'string', description: 'remote address named in `details` (empty when none)' },
+    flap: { type: 'boolean', description: 'true on the 302 and 303 events of an RD Gateway flap pair' },
+  },
+} as const;
+
+export const eventDetailSchema = {
+  ...eventRowSchema,
+  required: [...eventRowSchema.required, 'hidden', 'event'],
+  properties: {
+    ...eventRowSchema.properties,
+    hidden: { type: 'boolean', description: 'the type is hidden from lists by the visibility setting' },
+    event: { type: 'object', additionalProperties: true, description: 'the full event as sent by the agent (schema v1)' },
+  },
+} as const;
+
+export const hostRowSchema = {
+  type: 'object',
+  required: ['id', 'hostname', 'status', 'agent_version', 'last_seen'],
+  properties: {
+    id: int,
+    hostname: str,
+    display_name: nstr,
+    status: { type: 'string', enum: ['online', 'stale'], description: 'computed when read from the last heartbeat' },
+    os_family: str,
+    os_version: nstr,
+    fqdn: nstr,
+    ipv4: nstr,
+    product: str,
+    agent_version: str,
+    first_seen: dt,
+    last_seen: { ...dt, description: 'receive time of the latest event of any type' },
+    last_heartbeat: { ...ndt, description: 'receive time of the latest agent.heartbeat or report.daily.* event' },
+    ssh_admin_ok: { type: 'boolean' },
+    live_problems: { type: 'integer', description: 'open and acknowledged problems of visible types' },
+  },
+} as const;
+
+export const hostDetailSchema = {
+  ...hostRowSchema,
+  properties: {
+    ...hostRowSchema.properties,
+    ipv6: nstr,
+    timezone: nstr,
+    agent_instance_id: nstr,
+    internal_address: nstr,
+    status_changed_at: ndt,
+    inventory: {
+      type: 'object',
+      properties: {
+        hardware: { description: 'latest hardware snapshot (agent.inventory)', nullable: true },
+        software: { description: 'latest software snapshot (agent.inventory)', nullable: true },
+        at: ndt,
+      },
+    },
+  },
+} as const;
+
+export const problemRowSchema = {
+  type: 'object',
+  required: ['id', 'status', 'host', 'type', 'severity', 'count', 'created_at', 'last_seen', 'rdg_flap'],
+  properties: {
+    id: { type: 'string', format: 'uuid' },
+    status: { type: 'string', enum: ['open', 'acknowledged', 'resolved'] },
+    fingerprint: { type: 'string', description: 'host|type|rule' },
+    host: { type: 'string', description: 'hostname' },
+    host_id: { type: 'integer', nullable: true, description: 'id of the host record (null once the host was deleted)' },
+    display_name: nstr,
+    type: str,
+    rule: str,
+    title: str,
+    severity: { type: 'string', enum: [...SEVERITIES], description: 'after the per-type override' },
+    stored_severity: str,
+    count: { type: 'integer', description: 'correlated events' },
+    created_at: dt,
+    last_seen: dt,
+    acknowledged_at: ndt,
+    acknowledged_by: nstr,
+    resolved_at: ndt,
+    resolved_by: { type: 'string', enum: ['manual', 'auto', null], nullable: true },
+    resolved_by_user: nstr,
+    reopened_count: int,
+    rdg_flap: { type: 'boolean' },
+    details: { type: 'object', additionalProperties: true },
+  },
+} as const;
+
+export const problemDetailSchema = {
+  ...problemRowSchema,
+  required: [...problemRowSchema.required, 'timeline'],
+  properties: {
+    ...problemRowSchema.properties,
+    timeline: {
+      type: 'array',
+      description: 'events of the problem, oldest first',
+      items: {
+        type: 'object',
+        required: ['event_id', 'occurred_at', 'type', 'severity', 'title', 'flap'],
+        properties: {
+          event_id: { type: 'string', format: 'uuid' },
+          occurred_at: dt,
+          received_at: dt,
+          type: str,
+          severity: str,
+          title: str,
+          flap: { type: 'boolean' },
+        },
+      },
+    },
+  },
+} as const;
+
+export const errorRef = (description: string) => ({
+  description,
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: str, message: str, details: {} } } },
+});

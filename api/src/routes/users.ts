@@ -1,0 +1,166 @@
+// Users management (admin only): list, create, edit role and active flag, reset password.
+import type { FastifyPluginAsync } from 'fastify';
+import { ApiError, notFound } from '../errors.ts';
+import { audit } from '../audit.ts';
+import {
+  createUser,
+  InvalidUsernameError,
+  listUsers,
+  resetPassword,
+  updateUser,
+  USERNAME_PATTERN,
+  UserExistsError,
+  type UserRecord,
+} from '../auth/users.ts';
+import { withTransaction } from '@watchpost/runtime/clients/postgres.ts';
+import type { UserRole } from '../types.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/password-policy.ts';
+
+const tags = ['users'];
+const password = { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH } as const;
+const role = { type: 'string', enum: ['admin', 'monitor'] } as const;
+
+const userSchema = {
+  type: 'object',
+  required: ['id', 'username', 'role', 'active', 'created_at', 'updated_at'],
+  properties: {
+    id: { type: 'integer' },
+    username: { type: 'string' },
+    role,
+    active: { type: 'boolean' },
+    created_at: { type: 'string', format: 'date-time' },
+    updated_at: { type: 'string', format: 'date-time' },
+  },
+} as const;
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
+
+const view = (u: UserRecord) => ({
+  id: u.id,
+  username: u.username,
+  role: u.role,
+  active: u.active,
+  created_at: u.createdAt.toISOString(),
+  updated_at: u.updatedAt.toISOString(),
+});
+
+const usersRoutes: FastifyPluginAsync = async (app) => {
+  const { pg } = app.deps;
+
+  app.get(
+    '/users',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'List users',
+        response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: userSchema } } } },
+      },
+    },
+    async () => ({ items: (await listUsers(pg)).map(view) }),
+  );
+
+  app.post<{ Body: { username: string; password: string; role: UserRole } }>(
+    '/users',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Create a user',
+        description: `Usernames are stored lower-case and match ${USERNAME_PATTERN}. Passwords: at least ${PASSWORD_MIN_LENGTH} characters.`,
+        body: {
+          type: 'object',
+          required: ['username', 'password', 'role'],
+          additionalProperties: false,
+          properties: { username: { type: 'string', minLength: 1, maxLength: 64 }, password, role },
+        },
+        response: { 201: userSchema, 409: { description: 'USER_EXISTS' } },
+      },
+    },
+    async (req, reply) => {
+      try {
+        const user = await createUser(pg, req.body);
+        await audit(pg, {
+          actor: req.user!.username,
+          address: req.ip,
+          action: 'user.create',
+          target: user.username,
+          details: { role: user.role },
+        });
+        return reply.code(201).send(view(user));
+      } catch (err) {
+        if (err instanceof UserExistsError) throw new ApiError(409, 'USER_EXISTS', err.message);
+        if (err instanceof InvalidUsernameError) {
+          throw new ApiError(400, 'VALIDATION_FAILED', err.message, [
+            { in: 'body', pointer: '/username', message: `must match ${USERNAME_PATTERN}` },
+          ]);
+        }
+        throw err;
+      }
+    },
+  );
+
+  app.patch<{ Params: { id: number }; Body: { role?: UserRole; active?: boolean } }>(
+    '/users/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Change a user’s role and/or active flag',
+        description:
+          'Takes effect at once: the user’s existing access tokens are refused on their next request (role mismatch or inactive). ' +
+          '409 LAST_ADMIN when the change would leave no active admin.',
+        params: idParams,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          minProperties: 1,
+          properties: { role, active: { type: 'boolean' } },
+        },
+        response: { 200: userSchema, 404: { description: 'NOT_FOUND' }, 409: { description: 'LAST_ADMIN' } },
+      },
+    },
+    async (req) => {
+      const updated = await withTransaction(pg, async (c) => {
+        // Serialises admin changes so two concurrent demotions cannot both pass the last-admin check.
+        await c.query("SELECT pg_advisory_xact_lock(hashtext('watchpost.users.admins'))");
+        const u = await updateUser(c, req.params.id, req.body);
+        if (!u) return null;
+        const admins = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE role = 'admin' AND active");
+        if (admins.rows[0]!.n === 0) throw new ApiError(409, 'LAST_ADMIN', 'the change would leave no active admin');
+        return u;
+      });
+      if (!updated) throw notFound('user');
+      await audit(pg, {
+        actor: req.user!.username,
+        address: req.ip,
+        action: 'user.update',
+        target: updated.username,
+        details: { ...req.body },
+      });
+      return view(updated);
+    },
+  );
+
+  app.post<{ Params: { id: number }; Body: { password: string } }>(
+    '/users/:id/password',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: 'Reset a user’s password',
+        description: 'Every access and refresh token issued to the user before is refused from now on.',
+        params: idParams,
+        body: { type: 'object', required: ['password'], additionalProperties: false, properties: { password } },
+        response: { 204: { description: 'password changed', type: 'null' }, 404: { description: 'NOT_FOUND' } },
+      },
+    },
+    async (req, reply) => {
+      const u = await resetPassword(pg, req.params.id, req.body.password);
+      if (!u) throw notFound('user');
+      await audit(pg, { actor: req.user!.username, address: req.ip, action: 'user.password_reset', target: u.username });
+      return reply.code(204).send();
+    },
+  );
+};
+
+export default usersRoutes;

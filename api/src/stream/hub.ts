@@ -1,0 +1,113 @@
+// One Redis subscriber per API process, fanned out to every SSE client of that process. Messages on
+// the live channel (published by the `stream` processor and by problem actions) are JSON objects
+// `{kind: 'events' | 'problems' | 'hosts', ...}`; each becomes one SSE frame named after its kind.
+// A comment line goes to every client each keep-alive interval so proxies keep the connection open.
+import type { ServerResponse } from 'node:http';
+import type { Redis } from '@watchpost/runtime/clients/redis.ts';
+import { counter, gauge } from '@watchpost/runtime';
+
+export const LIVE_KINDS = ['events', 'problems', 'hosts'] as const;
+export type LiveKind = (typeof LIVE_KINDS)[number];
+
+/** A client that has this much unsent output is too slow: it is disconnected (it may reconnect). */
+const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+const clientsGauge = gauge('watchpost_sse_clients', 'Connected live-stream (SSE) clients');
+const framesCounter = counter('watchpost_sse_messages_total', 'Live messages fanned out to SSE clients', ['kind']);
+const droppedCounter = counter('watchpost_sse_dropped_clients_total', 'SSE clients disconnected for being too slow');
+
+/** The SSE frame of one live message, or null when the message is not a live message. */
+export function sseFrame(message: string): string | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    return null;
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return null;
+  const kind = (parsed as { kind?: unknown }).kind;
+  if (typeof kind !== 'string' || !(LIVE_KINDS as readonly string[]).includes(kind)) return null;
+  // Re-serialised: one line of JSON, so the frame has exactly one data line.
+  return `event: ${kind}\ndata: ${JSON.stringify(parsed)}\n\n`;
+}
+
+export const KEEPALIVE_FRAME = ': keep-alive\n\n';
+
+export class LiveHub {
+  private readonly clients = new Set<ServerResponse>();
+  private readonly makeSubscriber: () => Redis;
+  private readonly channel: string;
+  private readonly keepAliveMs: number;
+  private subscriber: Redis | null = null;
+  private ready: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private closed = false;
+
+  constructor(opts: { makeSubscriber: () => Redis; channel: string; keepAliveMs: number }) {
+    this.makeSubscriber = opts.makeSubscriber;
+    this.channel = opts.channel;
+    this.keepAliveMs = opts.keepAliveMs;
+  }
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** Subscribes on first use; later calls share the one subscription. */
+  start(): Promise<void> {
+    if (this.ready) return this.ready;
+    const sub = this.makeSubscriber();
+    this.subscriber = sub;
+    sub.on('message', (channel: string, message: string) => {
+      if (channel === this.channel) this.broadcast(message);
+    });
+    sub.on('error', () => {}); // ioredis reconnects and resubscribes by itself
+    this.ready = sub.subscribe(this.channel).then(() => undefined);
+    this.timer = setInterval(() => this.writeAll(KEEPALIVE_FRAME), this.keepAliveMs);
+    this.timer.unref();
+    return this.ready;
+  }
+
+  add(res: ServerResponse): void {
+    if (this.closed) {
+      res.end();
+      return;
+    }
+    this.clients.add(res);
+    clientsGauge.set(this.clients.size);
+    res.on('close', () => {
+      this.clients.delete(res);
+      clientsGauge.set(this.clients.size);
+    });
+  }
+
+  broadcast(message: string): void {
+    const frame = sseFrame(message);
+    if (!frame) return;
+    framesCounter.inc({ kind: frame.slice(7, frame.indexOf('\n')) });
+    this.writeAll(frame);
+  }
+
+  private writeAll(frame: string): void {
+    for (const res of this.clients) {
+      if (res.writableLength > MAX_BUFFERED_BYTES) {
+        droppedCounter.inc();
+        this.clients.delete(res);
+        res.destroy();
+        continue;
+      }
+      res.write(frame);
+    }
+    clientsGauge.set(this.clients.size);
+  }
+
+  /** Ends every client stream and the subscription (called before the server closes). */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    for (const res of this.clients) res.end();
+    this.clients.clear();
+    clientsGauge.set(0);
+    if (this.subscriber) await this.subscriber.quit().catch(() => this.subscriber?.disconnect());
+  }
+}

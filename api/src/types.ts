@@ -1,0 +1,62 @@
+// What every API route plugin gets: `app.deps` (clients and settings) and, on routes whose access is
+// 'user' or 'admin', `request.user`. Access is declared per route in `config.access`.
+import type { Config } from '@watchpost/runtime';
+import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
+import type { Redis } from '@watchpost/runtime/clients/redis.ts';
+import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
+import type { Queue } from 'bullmq';
+
+export const USER_ROLES = ['admin', 'monitor'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** 'user' = any logged-in user (monitor or admin); 'agent' = an agent API key. */
+export const ACCESS_LEVELS = ['public', 'agent', 'user', 'admin'] as const;
+export type Access = (typeof ACCESS_LEVELS)[number];
+
+export interface ApiUser {
+  id: number;
+  username: string;
+  role: UserRole;
+}
+
+export interface AuthSettings {
+  /** HS256 key of the access tokens. */
+  jwtSecret: Uint8Array;
+  accessTtlSeconds: number;
+  refreshTtlSeconds: number;
+  /** Failed logins counted per username and per client address within this window... */
+  loginWindowSeconds: number;
+  /** ...and once maxLoginFailures is reached, logins from that username/address are refused this long. */
+  lockoutSeconds: number;
+  maxLoginFailures: number;
+}
+
+export interface ApiDeps {
+  config: Config;
+  pg: Pool;
+  /** Shared command connection. Subscribers (SSE) must use `redis.duplicate()`. */
+  redis: Redis;
+  /** Prefix of every Redis key the API writes (tests use a unique one). */
+  redisKeyPrefix: string;
+  clickhouse: ClickHouseClient;
+  /** BullMQ notifications queue (login-limit alerts). */
+  notifications: Queue;
+  auth: AuthSettings;
+  /** True when the key is a valid, unrevoked agent API key (ingest's api_keys table). */
+  verifyAgentKey(key: string): Promise<boolean>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    deps: ApiDeps;
+  }
+  interface FastifyRequest {
+    /** Set by the access hook on 'user' and 'admin' routes. */
+    user: ApiUser | null;
+  }
+  interface FastifyContextConfig {
+    access?: Access;
+    /** Accept the access token from the `access_token` query parameter (EventSource cannot send headers). */
+    sseToken?: boolean;
+  }
+}

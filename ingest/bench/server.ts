@@ -1,0 +1,74 @@
+// Benchmark server process: `node server.ts ingest` (the real ingest app: Redis claims, Kafka
+// acks=all, cached key check, outcome logs to /dev/null) or `node server.ts bare` (fastify, the same
+// body parsing and compiled schema v1, answering 201 without Kafka or Redis). Prints {"port":N}.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import pino from 'pino';
+import { loadConfig } from '@watchpost/runtime/config/config.ts';
+import { createRedis } from '@watchpost/runtime/clients/redis.ts';
+import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
+import { createPostgres } from '@watchpost/runtime/clients/postgres.ts';
+import { validateEvent } from '@watchpost/schemas';
+import { buildIngestApp } from '../src/app.ts';
+
+const mode = process.argv[2];
+const config = loadConfig(process.env, 'ingest');
+// Outcome lines are produced and written (cost included) but not to the terminal.
+const log = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+const closers: (() => Promise<unknown>)[] = [];
+let app: FastifyInstance;
+
+if (mode === 'bare') {
+  app = Fastify({
+    loggerInstance: log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: config.ingest.maxBodyBytes,
+  });
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+  app.post(
+    '/api/v1/events',
+    {
+      schema: {
+        response: {
+          201: { type: 'object', properties: { event_id: { type: 'string' }, received_at: { type: 'string' } } },
+          422: { type: 'object', additionalProperties: true },
+        },
+      },
+    },
+    async (req, reply) => {
+      const receivedAt = new Date().toISOString();
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(req.body as string);
+      } catch {
+        return reply.code(422).send({ error: { code: 'INVALID_EVENT', message: 'malformed JSON' } });
+      }
+      const v = validateEvent(parsed);
+      if (!v.ok)
+        return reply.code(422).send({ error: { code: 'INVALID_EVENT', message: 'invalid', details: { errors: v.errors } } });
+      return reply.code(201).send({ event_id: v.event.event_id, received_at: receivedAt });
+    },
+  );
+  await app.ready();
+} else if (mode === 'ingest') {
+  const redis = createRedis(config.redisUrl);
+  const pg = createPostgres(config.databaseUrl, 4);
+  const kafka = createKafka(config.kafkaBrokers, 'bench-ingest');
+  ({ app } = await buildIngestApp({ config, log, redis, pg, kafka }));
+  closers.push(
+    () => redis.quit(),
+    () => pg.end(),
+  );
+} else {
+  throw new Error(`usage: server.ts bare|ingest`);
+}
+
+await app.listen({ host: '127.0.0.1', port: 0 });
+const addr = app.server.address();
+process.stdout.write(`${JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 })}\n`);
+process.once('SIGTERM', async () => {
+  // exit via return from main would skip nothing here; process.exit still writes --cpu-prof output.
+  await app.close();
+  for (const c of closers) await c().catch(() => {});
+  process.exit(0);
+});

@@ -1,0 +1,405 @@
+// POST /api/v1/events and /api/v1/events/batch against the real Redis, Kafka and Postgres.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { Kafka, logLevel } from 'kafkajs';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/ops/testing/stores.ts';
+import { createRedis, type Redis } from '@watchpost/runtime/clients/redis.ts';
+import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
+import { metrics } from '@watchpost/runtime/metrics.ts';
+import { loadConfig } from '@watchpost/runtime/config/config.ts';
+import { decodeEnvelope } from '@watchpost/schemas';
+import { sampleEvent } from '@watchpost/schemas/fixtures.ts';
+import { buildIngestApp, type IngestService } from './app.ts';
+import { createApiKey, revokeApiKey } from './api-keys.ts';
+import { memoryLogger, topicReader } from './testing.ts';
+
+const PROVISIONAL_MS = 1500;
+let stores: TestStores;
+let redis: Redis;
+let kafka: Kafka;
+let app: FastifyInstance;
+let ingest: IngestService;
+let key: string;
+let reader: Awaited<ReturnType<typeof topicReader>>;
+const logs = memoryLogger();
+
+beforeAll(async () => {
+  const config = testConfig('ingest_app', {
+    SERVICE_INGEST_CLAIM_PROVISIONAL_MS: String(PROVISIONAL_MS),
+    SERVICE_INGEST_PRODUCE_TIMEOUT_MS: '1000',
+    SERVICE_INGEST_KEY_CACHE_SECONDS: '1',
+    SERVICE_INGEST_MAX_BODY_BYTES: '150000',
+    SERVICE_INGEST_BATCH_MAX_EVENTS: '20',
+    KAFKA_PARTITIONS: '2',
+  });
+  stores = await createTestStores(config);
+  redis = createRedis(config.redisUrl);
+  kafka = createKafka(config.kafkaBrokers, 'ingest-test');
+  key = (await createApiKey(stores.pg, 'agent')).key;
+  ({ app, ingest } = await buildIngestApp({ config, log: logs.log, redis, pg: stores.pg, kafka }));
+  reader = await topicReader(kafka, config.topics.events);
+});
+
+afterAll(async () => {
+  await app?.close();
+  await reader?.close();
+  await redis?.quit();
+  await stores?.drop();
+});
+
+function post(body: unknown, headers: Record<string, string> = { 'x-api-key': key }) {
+  return app.inject({
+    method: 'POST',
+    url: '/api/v1/events',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+}
+
+async function messagesFor(eventId: string) {
+  const all = await reader.caughtUp();
+  return all.filter((m) => m.value.includes(eventId));
+}
+
+describe('authentication', () => {
+  it('401 without a key, with a wrong key, and with a revoked key (after the cache TTL)', async () => {
+    const ev = sampleEvent();
+    const variants: Record<string, string>[] = [
+      {},
+      { 'x-api-key': 'wpk_wrong' },
+      { authorization: `Basic ${key}` },
+      { authorization: 'Bearer' },
+    ];
+    for (const headers of variants) {
+      const r = await post(ev, headers);
+      expect(r.statusCode).toBe(401);
+      expect(r.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
+    }
+    const other = await createApiKey(stores.pg, 'soon-revoked');
+    expect((await post(sampleEvent(), { authorization: `Bearer ${other.key}` })).statusCode).toBe(201);
+    await revokeApiKey(stores.pg, other.id);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect((await post(sampleEvent(), { authorization: `Bearer ${other.key}` })).statusCode).toBe(401);
+    expect((await messagesFor(ev.event_id)).length).toBe(0);
+  });
+});
+
+describe('POST /api/v1/events', () => {
+  it('201 with event_id and received_at; one Kafka message keyed by hostname holding the envelope', async () => {
+    const ev = sampleEvent({ host: { hostname: 'db-7', os_family: 'linux' } });
+    const before = Date.now();
+    const r = await post(ev);
+    expect(r.statusCode).toBe(201);
+    const body = r.json();
+    expect(body).toEqual({
+      event_id: ev.event_id,
+      received_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+    });
+    expect(Date.parse(body.received_at)).toBeGreaterThanOrEqual(before - 5);
+    const msgs = await messagesFor(ev.event_id);
+    expect(msgs).toHaveLength(1);
+    expect(msgs[0]!.key).toBe('db-7');
+    const decoded = decodeEnvelope(Buffer.from(msgs[0]!.value));
+    expect(decoded).toEqual({ ok: true, envelope: { received_at: body.received_at, event: ev } });
+    expect((await ingest.claims.state(ev.event_id)).state).toBe('stored');
+  });
+
+  it('409 for a stored event_id whatever its content; nothing is appended again', async () => {
+    const ev = sampleEvent();
+    expect((await post(ev)).statusCode).toBe(201);
+    const again = await post({ ...ev, title: 'changed', severity: 'critical' });
+    expect(again.statusCode).toBe(409);
+    expect(again.json()).toEqual({
+      error: { code: 'DUPLICATE_EVENT', message: expect.any(String), details: { event_id: ev.event_id } },
+    });
+    // The same UUID in upper case is the same event.
+    expect((await post({ ...ev, event_id: ev.event_id.toUpperCase() })).statusCode).toBe(409);
+    expect(await messagesFor(ev.event_id)).toHaveLength(1);
+  });
+
+  it('Authorization: Bearer works like X-API-Key', async () => {
+    expect((await post(sampleEvent(), { authorization: `Bearer ${key}` })).statusCode).toBe(201);
+  });
+
+  it('422 for malformed JSON, non-objects, empty bodies and schema errors, by JSON pointer', async () => {
+    const cases: [body: string, pointers: string[]][] = [
+      ['{"schema_version": "1.0",', ['']],
+      ['', ['']],
+      ['[]', ['']],
+      ['"text"', ['']],
+      [JSON.stringify({ ...sampleEvent(), event_id: 'nope', schema_version: '1.1' }), ['/schema_version', '/event_id']],
+      [JSON.stringify({ ...sampleEvent(), occurred_at: '2024-05-01T12:00:00' }), ['/occurred_at']],
+      [JSON.stringify({ ...sampleEvent(), host: { hostname: 'h', os_family: 'linux', extra: 1 } }), ['/host/extra']],
+    ];
+    for (const [body, pointers] of cases) {
+      const r = await post(body);
+      expect(r.statusCode, body.slice(0, 40)).toBe(422);
+      const j = r.json();
+      expect(j.error.code).toBe('INVALID_EVENT');
+      expect(j.error.details.errors.map((e: { pointer: string }) => e.pointer)).toEqual(pointers);
+    }
+    // Whatever the content type says.
+    const r = await app.inject({
+      method: 'POST',
+      url: '/api/v1/events',
+      headers: { 'x-api-key': key, 'content-type': 'text/plain' },
+      payload: '{',
+    });
+    expect(r.statusCode).toBe(422);
+    const ok = await app.inject({
+      method: 'POST',
+      url: '/api/v1/events',
+      headers: { 'x-api-key': key, 'content-type': 'text/plain' },
+      payload: JSON.stringify(sampleEvent()),
+    });
+    expect(ok.statusCode).toBe(201);
+  });
+
+  it('limits at their edges through HTTP (characters, multi-byte included)', async () => {
+    const edges: [field: string, max: number, set: (ev: ReturnType<typeof sampleEvent>, v: string) => void][] = [
+      ['/title', 256, (e, v) => (e.title = v)],
+      ['/summary', 8192, (e, v) => (e.summary = v)],
+      ['/raw/payload', 16384, (e, v) => (e.raw = { format: 'text', payload: v })],
+      ['/dedup_key', 512, (e, v) => (e.dedup_key = v)],
+      ['/fingerprint', 128, (e, v) => (e.fingerprint = v)],
+      ['/tags/0', 64, (e, v) => (e.tags = [v])],
+    ];
+    for (const [pointer, max, set] of edges) {
+      for (const ch of ['a', 'ß', '😀']) {
+        const ok = sampleEvent();
+        set(ok, ch.repeat(max));
+        expect((await post(ok)).statusCode, `${pointer} ${max}×${ch}`).toBe(201);
+        const bad = sampleEvent();
+        set(bad, ch.repeat(max + 1));
+        const r = await post(bad);
+        expect(r.statusCode, `${pointer} ${max + 1}×${ch}`).toBe(422);
+        expect(r.json().error.details.errors).toEqual([{ pointer, message: expect.any(String) }]);
+      }
+    }
+    expect((await post(sampleEvent({ tags: Array.from({ length: 32 }, (_, i) => `t${i}`) }))).statusCode).toBe(201);
+    expect((await post(sampleEvent({ tags: Array.from({ length: 33 }, (_, i) => `t${i}`) }))).statusCode).toBe(422);
+  });
+
+  it('413 with a JSON body over the body limit', async () => {
+    const ev = sampleEvent({ details: { blob: 'x'.repeat(160_000) } });
+    const r = await post(ev);
+    expect(r.statusCode).toBe(413);
+    expect(r.json()).toEqual({ error: { code: 'PAYLOAD_TOO_LARGE', message: expect.any(String) } });
+    expect((await ingest.claims.state(ev.event_id)).state).toBe('free');
+  });
+
+  it('50 concurrent posts of one event_id: one 201, 49 409, one Kafka message', async () => {
+    const ev = sampleEvent();
+    const rs = await Promise.all(Array.from({ length: 50 }, () => post(ev)));
+    const codes = rs.map((r) => r.statusCode).sort();
+    expect(codes.filter((c) => c === 201)).toHaveLength(1);
+    expect(codes.filter((c) => c === 409)).toHaveLength(49);
+    expect(await messagesFor(ev.event_id)).toHaveLength(1);
+  });
+
+  it('50 concurrent posts of one event_id split over two ingest instances: still one 201', async () => {
+    const second = await buildIngestApp({
+      config: stores.config,
+      log: memoryLogger().log,
+      redis: createRedis(stores.config.redisUrl),
+      pg: stores.pg,
+      kafka,
+    });
+    try {
+      const ev = sampleEvent();
+      const inject = (a: FastifyInstance) =>
+        a.inject({
+          method: 'POST',
+          url: '/api/v1/events',
+          headers: { 'x-api-key': key, 'content-type': 'application/json' },
+          payload: JSON.stringify(ev),
+        });
+      const rs = await Promise.all(Array.from({ length: 50 }, (_, i) => inject(i % 2 ? app : second.app)));
+      const codes = rs.map((r) => r.statusCode);
+      expect(codes.filter((c) => c === 201)).toHaveLength(1);
+      expect(codes.filter((c) => c === 409)).toHaveLength(49);
+      expect(await messagesFor(ev.event_id)).toHaveLength(1);
+    } finally {
+      await second.app.close();
+    }
+  });
+
+  it('concurrent requests share micro-batches (fewer produce calls than events)', async () => {
+    const h = metrics.getSingleMetric('ingest_microbatch_events')!;
+    const count = async () =>
+      ((await h.get()).values as { metricName?: string; value: number }[]).find(
+        (v) => v.metricName === 'ingest_microbatch_events_count',
+      )?.value ?? 0;
+    const before = await count();
+    const rs = await Promise.all(Array.from({ length: 200 }, () => post(sampleEvent())));
+    expect(rs.every((r) => r.statusCode === 201)).toBe(true);
+    expect((await count()) - before).toBeLessThan(200);
+  });
+
+  it('an agent retry is accepted once a dead process’s provisional claim expired', async () => {
+    const ev = sampleEvent();
+    // "ingest died between claim and ack": a claim no one will commit.
+    expect(await ingest.claims.claim([ev.event_id], 'p-dead-process')).toEqual(['claimed']);
+    const s = await ingest.claims.state(ev.event_id);
+    expect(s.state).toBe('pending');
+    expect(s.ttlMs).toBeLessThanOrEqual(PROVISIONAL_MS);
+    await new Promise((r) => setTimeout(r, PROVISIONAL_MS + 100));
+    expect((await post(ev)).statusCode).toBe(201);
+    expect(await messagesFor(ev.event_id)).toHaveLength(1);
+  });
+
+  it('a request meeting a provisional claim waits for it: accepted if it expires meanwhile', async () => {
+    const ev = sampleEvent();
+    await ingest.claims.claim([ev.event_id], 'p-slow-process');
+    const started = Date.now();
+    const r = await post(ev); // waits up to produce timeout + 1 s = 2 s; the claim expires after 1.5 s
+    expect(r.statusCode).toBe(201);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(PROVISIONAL_MS - 200);
+  });
+
+  it('a request meeting a provisional claim that outlives its wait gets 503 with Retry-After (never a guess)', async () => {
+    const ev = sampleEvent();
+    await redis.set(ingest.claims.key(ev.event_id), 'p-other', 'PX', 10_000);
+    const r = await post(ev);
+    expect(r.statusCode).toBe(503);
+    expect(r.headers['retry-after']).toBe('5');
+    expect(await redis.get(ingest.claims.key(ev.event_id))).toBe('p-other');
+    // The other process commits: now it is a duplicate.
+    await redis.set(ingest.claims.key(ev.event_id), 'c', 'PX', 10_000);
+    expect((await post(ev)).statusCode).toBe(409);
+  });
+
+  it('committed claims carry the retention TTL and read back from a new Redis connection', async () => {
+    const ev = sampleEvent();
+    expect((await post(ev)).statusCode).toBe(201);
+    const fresh = createRedis(stores.config.redisUrl);
+    try {
+      expect(await fresh.get(ingest.claims.key(ev.event_id))).toBe('c');
+      const ttl = await fresh.pttl(ingest.claims.key(ev.event_id));
+      expect(ttl).toBeGreaterThan(stores.config.ingest.claimTtlDays * 86_400_000 - 60_000);
+    } finally {
+      await fresh.quit();
+    }
+  });
+
+  it('logs one JSON line per outcome and counts it', async () => {
+    const ev = sampleEvent({ host: { hostname: 'log-host', os_family: 'windows' } });
+    await post(ev);
+    await post(ev);
+    await post({ ...ev, severity: 'loud' });
+    const mine = logs.lines().filter((l) => l.msg === 'ingest' && l.event_id === ev.event_id);
+    expect(mine.map((l) => [l.outcome, l.hostname])).toEqual([
+      ['created', 'log-host'],
+      ['duplicate', 'log-host'],
+      ['rejected', 'log-host'],
+    ]);
+    expect(mine[2]!.reason).toMatch(/\/severity/);
+    const text = await metrics.metrics();
+    for (const o of ['created', 'duplicate', 'rejected', 'unauthorized', 'too_large', 'unavailable'])
+      expect(text).toMatch(new RegExp(`ingest_events_total\\{outcome="${o}"\\} [1-9]`));
+    expect(JSON.stringify(logs.lines())).not.toContain(key);
+  });
+});
+
+describe('POST /api/v1/events/batch (NDJSON)', () => {
+  function batch(body: string) {
+    return app.inject({
+      method: 'POST',
+      url: '/api/v1/events/batch',
+      headers: { 'x-api-key': key, 'content-type': 'application/x-ndjson' },
+      payload: body,
+    });
+  }
+
+  it('answers each line; one bad line never rejects the others', async () => {
+    const stored = sampleEvent();
+    expect((await post(stored)).statusCode).toBe(201);
+    const a = sampleEvent();
+    const b = sampleEvent();
+    const lines = [
+      JSON.stringify(a),
+      '{broken',
+      JSON.stringify({ ...sampleEvent(), category: 'nope' }),
+      '',
+      JSON.stringify(stored),
+      JSON.stringify(b),
+      JSON.stringify(a),
+      JSON.stringify(sampleEvent({ details: { blob: 'x'.repeat(160_000) } })),
+    ];
+    const r = await batch(lines.join('\n') + '\n');
+    expect(r.statusCode).toBe(200);
+    const j = r.json();
+    expect(j).toMatchObject({ created: 2, duplicate: 2, rejected: 3, unavailable: 0 });
+    expect(j.results.map((x: { line: number; status: number }) => [x.line, x.status])).toEqual([
+      [1, 201],
+      [2, 422],
+      [3, 422],
+      [5, 409],
+      [6, 201],
+      [7, 409],
+      [8, 413],
+    ]);
+    expect(j.results[0]).toEqual({ line: 1, status: 201, event_id: a.event_id, received_at: expect.any(String) });
+    expect(j.results[2].error.details.errors[0].pointer).toBe('/category');
+    expect(await messagesFor(a.event_id)).toHaveLength(1);
+    expect(await messagesFor(b.event_id)).toHaveLength(1);
+    expect(await messagesFor(stored.event_id)).toHaveLength(1);
+  });
+
+  it('413 over the documented count, 422 for an empty batch, 401 without a key', async () => {
+    const many = Array.from({ length: 21 }, () => JSON.stringify(sampleEvent())).join('\n');
+    const r = await batch(many);
+    expect(r.statusCode).toBe(413);
+    expect(r.json().error).toMatchObject({ code: 'BATCH_TOO_LARGE', details: { max_events: 20 } });
+    expect((await batch('\n\n')).statusCode).toBe(422);
+    const ok = Array.from({ length: 20 }, () => JSON.stringify(sampleEvent())).join('\n');
+    expect((await batch(ok)).json().created).toBe(20);
+    const noKey = await app.inject({ method: 'POST', url: '/api/v1/events/batch', payload: ok });
+    expect(noKey.statusCode).toBe(401);
+  });
+});
+
+describe('Kafka unreachable', () => {
+  it('503 with Retry-After, never 201, and no claim left behind', async () => {
+    const config = loadConfig({ ...process.env, ...{ LOG_LEVEL: 'silent' } });
+    const down = {
+      ...stores.config,
+      kafkaBrokers: ['127.0.0.1:1'],
+      ingest: { ...stores.config.ingest, produceTimeoutMs: 800, claimProvisionalMs: 1500 },
+    };
+    expect(config.kafkaBrokers).not.toEqual(down.kafkaBrokers);
+    // kafkajs logs every refused connection: silence it for this broker that does not exist.
+    const deadKafka = new Kafka({
+      clientId: 'ingest-test-down',
+      brokers: down.kafkaBrokers,
+      connectionTimeout: 500,
+      logLevel: logLevel.NOTHING,
+    });
+    const other = await buildIngestApp({ config: down, log: memoryLogger().log, redis, pg: stores.pg, kafka: deadKafka });
+    try {
+      const ev = sampleEvent();
+      const r = await other.app.inject({
+        method: 'POST',
+        url: '/api/v1/events',
+        headers: { 'x-api-key': key },
+        payload: JSON.stringify(ev),
+      });
+      expect(r.statusCode).toBe(503);
+      expect(r.headers['retry-after']).toBe('5');
+      expect(r.json().error.code).toBe('UNAVAILABLE');
+      expect((await other.ingest.claims.state(ev.event_id)).state).toBe('free');
+      const b = await other.app.inject({
+        method: 'POST',
+        url: '/api/v1/events/batch',
+        headers: { 'x-api-key': key },
+        payload: `${JSON.stringify(sampleEvent())}\n{bad`,
+      });
+      expect(b.statusCode).toBe(503);
+      expect(b.json().results.map((x: { status: number }) => x.status)).toEqual([503, 422]);
+      // Once Kafka is reachable (the main app), the same event is accepted.
+      expect((await post(ev)).statusCode).toBe(201);
+    } finally {
+      await other.app.close();
+    }
+  });
+});

@@ -1,0 +1,363 @@
+// The ingest HTTP surface as a fastify plugin: POST /api/v1/events and POST /api/v1/events/batch.
+// Hot path: key check (cached), JSON parse, compiled schema v1, micro-batched claim + Kafka send.
+// It never touches ClickHouse, and Postgres only through the cached key check.
+import { errorBodySchema } from '@watchpost/runtime/error-body.ts';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest,
+} from 'fastify';
+import type { Kafka } from 'kafkajs';
+import type { Redis } from 'ioredis';
+import type { Pool } from 'pg';
+import { validateEvent, type EventV1, type ValidationError } from '@watchpost/schemas';
+import { counter, type Config, type Logger } from '@watchpost/runtime';
+import { ApiKeyVerifier } from './api-keys.ts';
+import { ClaimStore } from './claims.ts';
+import { KafkaEventSink, type EventSink } from './kafka-sink.ts';
+import { IngestPipeline, type Outcome } from './pipeline.ts';
+
+export const EVENTS_PATH = '/api/v1/events';
+export const BATCH_PATH = '/api/v1/events/batch';
+/** Seconds an agent is asked to wait after a 503. */
+export const RETRY_AFTER_SECONDS = 5;
+
+export type IngestOutcome = 'created' | 'duplicate' | 'rejected' | 'unavailable' | 'unauthorized' | 'too_large';
+const eventsTotal = counter('ingest_events_total', 'Ingest outcomes (one per event; batch lines count one each)', ['outcome']);
+
+export interface KeyVerifier {
+  verify(key: string): number | null | Promise<number | null>;
+}
+
+export interface IngestDeps {
+  config: Config;
+  log: Logger;
+  pipeline: IngestPipeline;
+  keys: KeyVerifier;
+}
+
+interface ErrorBody {
+  error: { code: string; message: string; details?: unknown };
+}
+function errorBody(code: string, message: string, details?: unknown): ErrorBody {
+  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+}
+
+/** The key from `X-API-Key` or `Authorization: Bearer <key>`. */
+export function agentKey(headers: FastifyRequest['headers']): string | undefined {
+  const x = headers['x-api-key'];
+  if (typeof x === 'string' && x) return x.trim();
+  const auth = headers.authorization;
+  if (typeof auth === 'string') {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
+    if (m) return m[1];
+  }
+  return undefined;
+}
+
+type LineResult =
+  | { status: 201; event_id: string; received_at: string }
+  | { status: 409 | 503; event_id: string; error: ErrorBody['error'] }
+  | { status: 413 | 422; event_id?: string; error: ErrorBody['error'] };
+
+/** Best-effort identifiers of a rejected body for the log line (bounded in size). */
+function identify(x: unknown): { event_id?: string; hostname?: string } {
+  if (typeof x !== 'object' || x === null) return {};
+  const o = x as { event_id?: unknown; host?: { hostname?: unknown } };
+  const out: { event_id?: string; hostname?: string } = {};
+  if (typeof o.event_id === 'string') out.event_id = o.event_id.slice(0, 64);
+  if (typeof o.host === 'object' && o.host !== null && typeof o.host.hostname === 'string')
+    out.hostname = o.host.hostname.slice(0, 256);
+  return out;
+}
+
+type Checked =
+  { ok: true; event: EventV1 } | { ok: false; errors: ValidationError[]; id: { event_id?: string; hostname?: string } };
+
+function parseAndValidate(text: string | undefined): Checked {
+  if (text === undefined || text.trim() === '')
+    return { ok: false, errors: [{ pointer: '', message: 'body is empty; expected one event as JSON' }], id: {} };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    return { ok: false, errors: [{ pointer: '', message: `malformed JSON: ${(err as Error).message}` }], id: {} };
+  }
+  const v = validateEvent(parsed);
+  return v.ok ? v : { ok: false, errors: v.errors, id: identify(parsed) };
+}
+
+/**
+ * The Kafka value per CONTRACTS.md: {"received_at":..., "event":...}. The event goes in as the text
+ * the agent sent (it parsed and validated, so consumers' JSON.parse yields the validated event):
+ * re-serialising every event cost a noticeable share of the batch path.
+ */
+function envelopeValue(receivedAt: string, eventJson: string): string {
+  return `{"received_at":"${receivedAt}","event":${eventJson}}`;
+}
+
+export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
+  const { config, log, pipeline, keys } = deps;
+
+  function record(outcome: IngestOutcome, fields: { event_id?: string; hostname?: string; reason?: string }): void {
+    eventsTotal.inc({ outcome });
+    log.info(
+      { event_id: fields.event_id ?? null, hostname: fields.hostname ?? null, outcome, reason: fields.reason ?? null },
+      'ingest',
+    );
+  }
+
+  async function ingestOne(event: EventV1, eventJson: string, receivedAt: string): Promise<Outcome> {
+    const outcome = await pipeline.submit({
+      eventId: event.event_id,
+      key: event.host.hostname,
+      value: envelopeValue(receivedAt, eventJson),
+      receivedAt,
+    });
+    const fields = { event_id: event.event_id, hostname: event.host.hostname };
+    if (outcome.status === 'created') record('created', fields);
+    else record(outcome.status, { ...fields, reason: outcome.reason });
+    return outcome;
+  }
+
+  function toLine(event_id: string, o: Outcome): LineResult {
+    if (o.status === 'created') return { status: 201, event_id, received_at: o.receivedAt };
+    if (o.status === 'duplicate')
+      return { status: 409, event_id, error: { code: 'DUPLICATE_EVENT', message: 'event_id already stored' } };
+    return { status: 503, event_id, error: { code: 'UNAVAILABLE', message: 'event store temporarily unavailable; retry later' } };
+  }
+
+  return async (app: FastifyInstance) => {
+    // Bodies arrive as text whatever their content type: malformed JSON must be a 422 with our
+    // error shape, not fastify's 400/415.
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
+
+    app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+      const key = agentKey(req.headers);
+      const id = key ? await keys.verify(key) : null;
+      if (id === null) {
+        record('unauthorized', { reason: key ? 'unknown or revoked API key' : 'missing API key' });
+        return reply
+          .code(401)
+          .header('www-authenticate', 'Bearer')
+          .send(errorBody('UNAUTHORIZED', 'a valid agent API key is required in X-API-Key or Authorization: Bearer'));
+      }
+    });
+
+    app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
+      if (err.statusCode === 413) {
+        record('too_large', { reason: err.message });
+        return reply.code(413).send(errorBody('PAYLOAD_TOO_LARGE', err.message));
+      }
+      if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+        record('rejected', { reason: err.message });
+        return reply.code(422).send(errorBody('INVALID_EVENT', err.message, { errors: [{ pointer: '', message: err.message }] }));
+      }
+      log.error({ err }, 'ingest request failed');
+      return reply.code(500).send(errorBody('INTERNAL', 'internal error'));
+    });
+
+    const commonResponses = {
+      401: { $ref: 'ingestError#' },
+      413: { $ref: 'ingestError#' },
+      422: { $ref: 'ingestError#' },
+      503: { $ref: 'ingestError#' },
+    };
+    app.addSchema({ $id: 'ingestError', ...errorBodySchema });
+
+    app.post(
+      EVENTS_PATH,
+      {
+        bodyLimit: config.ingest.maxBodyBytes,
+        config: { access: 'agent' },
+        schema: {
+          tags: ['ingest'],
+          summary: 'Ingest one event (schema v1)',
+          response: {
+            201: {
+              type: 'object',
+              required: ['event_id', 'received_at'],
+              properties: { event_id: { type: 'string' }, received_at: { type: 'string' } },
+            },
+            409: { $ref: 'ingestError#' },
+            ...commonResponses,
+          },
+        },
+      },
+      async (req, reply) => {
+        const receivedAt = new Date().toISOString();
+        const checked = parseAndValidate(req.body as string | undefined);
+        if (!checked.ok) {
+          record('rejected', { ...checked.id, reason: checked.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ') });
+          return reply
+            .code(422)
+            .send(errorBody('INVALID_EVENT', 'the body is not one valid event (schema v1)', { errors: checked.errors }));
+        }
+        const o = await ingestOne(checked.event, (req.body as string).trim(), receivedAt);
+        if (o.status === 'created') return reply.code(201).send({ event_id: checked.event.event_id, received_at: o.receivedAt });
+        if (o.status === 'duplicate') {
+          return reply
+            .code(409)
+            .send(errorBody('DUPLICATE_EVENT', 'event_id already stored', { event_id: checked.event.event_id }));
+        }
+        return reply
+          .code(503)
+          .header('retry-after', String(RETRY_AFTER_SECONDS))
+          .send(errorBody('UNAVAILABLE', 'event store temporarily unavailable; retry later'));
+      },
+    );
+
+    app.post(
+      BATCH_PATH,
+      {
+        bodyLimit: config.ingest.batchMaxBytes,
+        config: { access: 'agent' },
+        schema: {
+          tags: ['ingest'],
+          summary: `Ingest up to ${config.ingest.batchMaxEvents} events as NDJSON (one event per line)`,
+        },
+      },
+      async (req, reply) => {
+        const receivedAt = new Date().toISOString();
+        const text = (req.body as string | undefined) ?? '';
+        const lines = text.split('\n');
+        let count = 0;
+        for (const l of lines) if (l.trim() !== '') count++;
+        if (count > config.ingest.batchMaxEvents) {
+          record('too_large', { reason: `batch of ${count} events` });
+          return reply.code(413).send(
+            errorBody('BATCH_TOO_LARGE', `at most ${config.ingest.batchMaxEvents} events per batch, got ${count}`, {
+              max_events: config.ingest.batchMaxEvents,
+            }),
+          );
+        }
+        if (count === 0) {
+          record('rejected', { reason: 'empty batch' });
+          return reply
+            .code(422)
+            .send(errorBody('INVALID_BATCH', 'the body holds no events; expected NDJSON, one event per line'));
+        }
+        const pending: Promise<LineResult & { line: number }>[] = [];
+        lines.forEach((raw, i) => {
+          const line = i + 1;
+          if (raw.trim() === '') return;
+          if (Buffer.byteLength(raw) > config.ingest.maxBodyBytes) {
+            record('too_large', { reason: `line ${line} over ${config.ingest.maxBodyBytes} bytes` });
+            pending.push(
+              Promise.resolve({
+                line,
+                status: 413,
+                error: { code: 'PAYLOAD_TOO_LARGE', message: `an event may take at most ${config.ingest.maxBodyBytes} bytes` },
+              }),
+            );
+            return;
+          }
+          const checked = parseAndValidate(raw);
+          if (!checked.ok) {
+            record('rejected', {
+              ...checked.id,
+              reason: `line ${line}: ${checked.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}`,
+            });
+            pending.push(
+              Promise.resolve({
+                line,
+                status: 422,
+                ...(checked.id.event_id ? { event_id: checked.id.event_id } : {}),
+                error: { code: 'INVALID_EVENT', message: 'not one valid event (schema v1)', details: { errors: checked.errors } },
+              }),
+            );
+            return;
+          }
+          const ev = checked.event;
+          pending.push(ingestOne(ev, raw.trim(), receivedAt).then((o) => ({ line, ...toLine(ev.event_id, o) })));
+        });
+        const results = await Promise.all(pending);
+        const summary = { created: 0, duplicate: 0, rejected: 0, unavailable: 0 };
+        for (const r of results) {
+          if (r.status === 201) summary.created++;
+          else if (r.status === 409) summary.duplicate++;
+          else if (r.status === 503) summary.unavailable++;
+          else summary.rejected++;
+        }
+        // Any line the event log could not take makes the whole answer a 503 (with every line's
+        // result): retrying the whole batch is safe, stored lines then answer 409.
+        if (summary.unavailable > 0) reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS));
+        else reply.code(200);
+        return reply.send({ ...summary, results });
+      },
+    );
+  };
+}
+
+export interface IngestService {
+  routes: FastifyPluginAsync;
+  pipeline: IngestPipeline;
+  sink: EventSink;
+  claims: ClaimStore;
+  /** Drains queued and in-flight events, then disconnects the producer. */
+  close(): Promise<void>;
+}
+
+/** Wires claim store, Kafka sink, micro-batcher and key verifier from clients the caller owns. */
+export function createIngest(opts: {
+  config: Config;
+  log: Logger;
+  redis: Redis;
+  pg: Pool;
+  kafka: Kafka;
+  sink?: EventSink;
+}): IngestService {
+  const { config, log } = opts;
+  const ic = config.ingest;
+  const claims = new ClaimStore(opts.redis, {
+    prefix: `${config.topics.events}:claim:`,
+    provisionalMs: ic.claimProvisionalMs,
+    committedMs: ic.claimTtlDays * 86_400_000,
+  });
+  const sink = opts.sink ?? new KafkaEventSink(opts.kafka, config.topics.events, ic.produceTimeoutMs);
+  const pipeline = new IngestPipeline({
+    claims,
+    sink,
+    log,
+    lingerMs: ic.lingerMs,
+    maxBatch: ic.microBatchMaxEvents,
+    timeoutMs: ic.produceTimeoutMs,
+    // Wait for another request's provisional claim about as long as its produce may take.
+    pendingWaitMs: ic.produceTimeoutMs + 1000,
+  });
+  const keys = new ApiKeyVerifier(opts.pg, { ttlMs: ic.keyCacheSeconds * 1000, log });
+  return {
+    routes: ingestRoutes({ config, log, pipeline, keys }),
+    pipeline,
+    sink,
+    claims,
+    async close() {
+      await pipeline.close();
+      await sink.close();
+    },
+  };
+}
+
+/** A standalone fastify app with the ingest routes (tests, benchmarks). The caller owns the clients. */
+export async function buildIngestApp(opts: {
+  config: Config;
+  log: Logger;
+  redis: Redis;
+  pg: Pool;
+  kafka: Kafka;
+}): Promise<{ app: FastifyInstance; ingest: IngestService }> {
+  const ingest = createIngest(opts);
+  const app = Fastify({
+    loggerInstance: opts.log as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: opts.config.ingest.maxBodyBytes,
+  });
+  await app.register(ingest.routes);
+  app.addHook('onClose', () => ingest.close());
+  await app.ready();
+  return { app, ingest };
+}

@@ -1,0 +1,275 @@
+// Local stack without Docker: PostgreSQL, Redis, ClickHouse and Kafka as plain background processes
+// under one git-ignored state folder, on their own ports. `up | down | status | reset`.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync, chownSync, openSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { stackSettings, type StackSettings } from './settings.ts';
+import { probe } from './probe.ts';
+import { clickhouseConfig, clickhouseUsers, kafkaProperties, kafkaLog4j, redisConf } from './templates.ts';
+
+type Server = 'postgres' | 'redis' | 'clickhouse' | 'kafka';
+const SERVERS: Server[] = ['postgres', 'redis', 'clickhouse', 'kafka'];
+
+const s = stackSettings();
+const log = (msg: string) => process.stdout.write(`[stack] ${msg}\n`);
+
+function sh(cmd: string, args: string[], opts: { uid?: number; gid?: number; cwd?: string } = {}): string {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed (${r.status}): ${r.stderr || r.stdout}`);
+  return r.stdout;
+}
+
+function which(bin: string): string | undefined {
+  const r = spawnSync('sh', ['-c', `command -v ${bin}`], { encoding: 'utf8' });
+  return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+function pgBin(name: string): string | undefined {
+  if (!existsSync('/usr/lib/postgresql')) return undefined;
+  const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
+  for (const v of versions) {
+    const p = `/usr/lib/postgresql/${v}/bin/${name}`;
+    if (existsSync(p)) return p;
+  }
+  return undefined;
+}
+
+function aptInstall(pkgs: string[]): void {
+  if (pkgs.length === 0) return;
+  log(`installing Debian packages: ${pkgs.join(' ')}`);
+  const asRoot = process.getuid?.() === 0;
+  const pre = asRoot ? [] : ['sudo'];
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const run = (args: string[]) => {
+    const [c, ...rest] = [...pre, ...args];
+    const r = spawnSync(c!, rest, { stdio: 'inherit', env });
+    if (r.status !== 0) throw new Error(`${args.join(' ')} failed`);
+  };
+  run(['apt-get', 'update', '-q']);
+  run(['apt-get', 'install', '-y', '-q', '--no-install-recommends', ...pkgs]);
+}
+
+function ensureInstalled(needed: Server[]): void {
+  const pkgs: string[] = [];
+  if (needed.includes('postgres') && !pgBin('postgres')) pkgs.push('postgresql');
+  if (needed.includes('redis') && !which('redis-server')) pkgs.push('redis-server');
+  if (needed.includes('clickhouse') && !which('clickhouse-server')) pkgs.push('clickhouse-server');
+  if (needed.includes('kafka') && !which('java')) pkgs.push('openjdk-17-jre-headless');
+  if (needed.includes('kafka') && !which('mvn')) pkgs.push('maven');
+  aptInstall(pkgs);
+  if (needed.includes('kafka')) ensureKafkaJars();
+}
+
+function ensureKafkaJars(): void {
+  const libs = join(s.dir, 'kafka', 'libs');
+  if (existsSync(libs) && readdirSync(libs).some((f) => f.startsWith('kafka_2.13-'))) return;
+  log('fetching Kafka jars from Maven Central (cached in ~/.m2)');
+  mkdirSync(libs, { recursive: true });
+  const pom = join(s.root, 'ops', 'kafka', 'pom.xml');
+  const r = spawnSync('mvn', ['-q', '-B', '-f', pom, 'dependency:copy-dependencies', `-DoutputDirectory=${libs}`], {
+    stdio: 'inherit',
+  });
+  if (r.status !== 0) throw new Error('mvn dependency:copy-dependencies failed');
+}
+
+function pidFile(server: Server): string {
+  return join(s.dir, server, 'pid');
+}
+
+function launch(server: Server, cmd: string, args: string[], opts: { uid?: number; gid?: number } = {}): void {
+  const dir = join(s.dir, server);
+  const out = openSync(join(dir, 'stdout.log'), 'a');
+  const child = spawn(cmd, args, { detached: true, stdio: ['ignore', out, out], cwd: dir, ...opts });
+  writeFileSync(pidFile(server), String(child.pid));
+  child.unref();
+}
+
+function postgresUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('postgres:'));
+  if (!line) throw new Error('running as root but there is no postgres OS user to run PostgreSQL as');
+  const [, , uid, gid] = line.split(':');
+  return { uid: Number(uid), gid: Number(gid) };
+}
+
+// As root, PostgreSQL runs as the `postgres` OS user, which may not be able to reach a state folder
+// under a private home (e.g. /root). Then its data lives in a folder of its own, keyed by the state dir.
+function postgresHome(user: { uid: number; gid: number } | undefined): string {
+  const inState = join(s.dir, 'postgres');
+  if (!user) return inState;
+  const reachable = spawnSync('test', ['-x', s.dir], { uid: user.uid, gid: user.gid }).status === 0;
+  if (reachable) return inState;
+  return join('/var/lib/watchpost-stack', createHash('sha256').update(s.dir).digest('hex').slice(0, 12), 'postgres');
+}
+
+function startPostgres(): void {
+  const user = postgresUser();
+  const dir = postgresHome(user);
+  const data = join(dir, 'data');
+  mkdirSync(join(s.dir, 'postgres'), { recursive: true, mode: 0o755 });
+  mkdirSync(dir, { recursive: true, mode: 0o755 });
+  if (user) chownSync(dir, user.uid, user.gid);
+  if (!existsSync(join(data, 'PG_VERSION'))) {
+    log('initdb PostgreSQL');
+    sh(pgBin('initdb')!, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'], user ?? {});
+  }
+  launch(
+    'postgres',
+    pgBin('postgres')!,
+    [
+      '-D',
+      data,
+      '-p',
+      String(s.pgPort),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'max_connections=300',
+      '-c',
+      'shared_buffers=256MB',
+      '-c',
+      'fsync=on',
+      '-c',
+      'logging_collector=off',
+    ],
+    user ?? {},
+  );
+}
+
+function startRedis(): void {
+  const dir = join(s.dir, 'redis');
+  mkdirSync(join(dir, 'data'), { recursive: true });
+  writeFileSync(join(dir, 'redis.conf'), redisConf(dir, s.redisPort));
+  launch('redis', which('redis-server')!, [join(dir, 'redis.conf')]);
+}
+
+function startClickhouse(): void {
+  const dir = join(s.dir, 'clickhouse');
+  for (const d of ['data', 'tmp', 'user_files', 'format_schemas', 'log']) mkdirSync(join(dir, d), { recursive: true });
+  writeFileSync(join(dir, 'config.xml'), clickhouseConfig(dir, s.chHttpPort, s.chTcpPort));
+  writeFileSync(join(dir, 'users.xml'), clickhouseUsers);
+  launch('clickhouse', which('clickhouse-server')!, ['--config-file', join(dir, 'config.xml')]);
+}
+
+function startKafka(): void {
+  const dir = join(s.dir, 'kafka');
+  mkdirSync(join(dir, 'data'), { recursive: true });
+  const props = join(dir, 'server.properties');
+  writeFileSync(props, kafkaProperties(dir, s.kafkaPort, s.kafkaControllerPort));
+  writeFileSync(join(dir, 'log4j.properties'), kafkaLog4j);
+  const java = ['-cp', `${join(dir, 'libs')}/*`, `-Dlog4j.configuration=file:${join(dir, 'log4j.properties')}`];
+  if (!existsSync(join(dir, 'data', 'meta.properties'))) {
+    const clusterId = randomBytes(16).toString('base64url');
+    sh('java', [...java, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props, '--ignore-formatted']);
+  }
+  launch('kafka', 'java', ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-Djava.awt.headless=true', ...java, 'kafka.Kafka', props]);
+}
+
+const starters: Record<Server, () => void> = {
+  postgres: startPostgres,
+  redis: startRedis,
+  clickhouse: startClickhouse,
+  kafka: startKafka,
+};
+
+async function waitUntilUp(server: Server, seconds: number): Promise<void> {
+  const deadline = Date.now() + seconds * 1000;
+  while (Date.now() < deadline) {
+    if (await probe(server, s)) return;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+  const logPath = join(s.dir, server, 'stdout.log');
+  const tail = existsSync(logPath) ? readFileSync(logPath, 'utf8').split('\n').slice(-20).join('\n') : '';
+  throw new Error(`${server} did not answer within ${seconds}s; last log lines:\n${tail}`);
+}
+
+function managed(): Server[] {
+  return SERVERS.filter((x) => !s.external[x]);
+}
+
+async function up(): Promise<void> {
+  mkdirSync(s.dir, { recursive: true, mode: 0o755 });
+  const toStart: Server[] = [];
+  for (const server of managed()) if (!(await probe(server, s))) toStart.push(server);
+  ensureInstalled(toStart);
+  for (const server of toStart) {
+    log(`starting ${server}`);
+    starters[server]();
+  }
+  await Promise.all(toStart.map((x) => waitUntilUp(x, x === 'kafka' ? 90 : 60)));
+  for (const x of SERVERS) if (s.external[x]) log(`${x}: external (${s.urls[x]}), not managed`);
+  for (const x of managed()) log(`${x}: ${toStart.includes(x) ? 'started' : 'already up'}  ${s.urls[x]}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function down(): Promise<void> {
+  for (const server of [...SERVERS].reverse()) {
+    const pf = pidFile(server);
+    if (!existsSync(pf)) continue;
+    const pid = Number(readFileSync(pf, 'utf8'));
+    if (pid > 0 && isAlive(pid)) {
+      log(`stopping ${server} (pid ${pid})`);
+      process.kill(pid, 'SIGTERM');
+      const deadline = Date.now() + 30_000;
+      while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+    }
+    rmSync(pf, { force: true });
+  }
+}
+
+async function status(): Promise<boolean> {
+  let all = true;
+  for (const x of SERVERS) {
+    const ok = await probe(x, s);
+    all &&= ok;
+    log(`${x.padEnd(10)} ${ok ? 'ok  ' : 'down'}  ${s.urls[x]}${s.external[x] ? '  (external)' : ''}`);
+  }
+  return all;
+}
+
+async function main(cmd: string | undefined, settings: StackSettings): Promise<number> {
+  switch (cmd) {
+    case 'up':
+      await up();
+      return 0;
+    case 'down':
+      await down();
+      return 0;
+    case 'status':
+      return (await status()) ? 0 : 1;
+    case 'reset':
+      await down();
+      rmSync(settings.dir, { recursive: true, force: true });
+      rmSync(join('/var/lib/watchpost-stack', createHash('sha256').update(settings.dir).digest('hex').slice(0, 12)), {
+        recursive: true,
+        force: true,
+      });
+      log(`removed ${settings.dir}`);
+      return 0;
+    default:
+      process.stderr.write('usage: npm run stack -- up|down|status|reset\n');
+      return 2;
+  }
+}
+
+main(process.argv[2], s).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    process.stderr.write(`[stack] ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,58 @@
+// The `correlate` role: events.v1 -> Postgres hosts/problems, in its own consumer group. One Postgres
+// transaction per batch (idempotent by event_id); the batch consumer commits offsets only after it.
+import type { RoleStarter } from '@watchpost/runtime';
+import { startBatchConsumer } from '../kafka/batch-consumer.ts';
+import { consumerGroupId } from '../kafka/groups.ts';
+import { processBatch, type Clock } from './processor.ts';
+import { consumerLag, recordBatch } from './metrics.ts';
+import { startOutboxRelay } from './outbox.ts';
+import type { CorrelateEnvelope } from './rules.ts';
+
+export const CORRELATE_GROUP = 'watchpost-correlate';
+
+export const correlateRole: RoleStarter = async ({ config, log, clients }) => {
+  const pool = clients.pg;
+  const clock: Clock = () => new Date();
+  const producer = clients.kafka.producer({ allowAutoTopicCreation: false });
+  await producer.connect();
+  const relay = startOutboxRelay({ pool, producer, topic: config.topics.problems, intervalMs: 1000, log });
+  const consumer = await startBatchConsumer({
+    kafka: clients.kafka,
+    groupId: consumerGroupId(config, CORRELATE_GROUP),
+    topic: config.topics.events,
+    deadLetterTopic: config.topics.deadLetter,
+    name: 'correlate',
+    maxBatchSize: config.correlate.batchSize,
+    maxBatchMs: config.correlate.batchMs,
+    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+    log,
+    async handle(batch) {
+      const out = await processBatch(
+        pool,
+        batch.map((m) => m.envelope as CorrelateEnvelope),
+        {
+          problemCorrelationWindowMinutes: config.problemCorrelationWindowMinutes,
+          problemMinSeverity: config.problemMinSeverity,
+        },
+        clock,
+      );
+      recordBatch(out, clock());
+      if (out.opened.length > 0) relay.kick();
+    },
+  });
+  const lagTimer = setInterval(() => {
+    consumer.lag().then(
+      (n) => consumerLag.set(n),
+      () => {},
+    );
+  }, 10_000);
+  return {
+    checks: { correlate_consumer: async () => consumer.healthy() },
+    async close() {
+      clearInterval(lagTimer);
+      await consumer.stop();
+      await relay.stop();
+      await producer.disconnect();
+    },
+  };
+};

@@ -1,0 +1,419 @@
+// The one Kafka consume loop every processor uses (store, correlate, ...).
+//
+// At-least-once, commit-after-work: messages of one partition are decoded, accumulated across fetches
+// until maxBatchSize or maxBatchMs, handed to handle(), and only when handle() returned are the
+// offsets committed. A failing handle() pauses the partition and is retried with capped exponential
+// backoff; nothing past the last written message is ever committed. Poison messages (undecodable or
+// schema-invalid) go to the dead-letter topic with their reason and the partition moves on.
+//
+// kafkajs notes: autoCommit is off and offsets are committed explicitly. resolveOffset() only moves
+// the in-memory fetch position so the next fetch continues after the buffered messages; after a
+// rebalance kafkajs restarts from the committed offsets, so buffered-but-uncommitted messages are
+// dropped on GROUP_JOIN and simply read again.
+import type { Consumer, EachBatchPayload, Kafka, Message, Producer } from 'kafkajs';
+import { counter, gauge, histogram, type Logger } from '@watchpost/runtime';
+import { decodeEnvelope, type EventEnvelope } from '@watchpost/schemas/envelope.ts';
+
+export interface DecodedMessage {
+  envelope: EventEnvelope;
+  key: string;
+  partition: number;
+  offset: string;
+}
+
+export interface BatchConsumerOptions {
+  kafka: Kafka;
+  groupId: string;
+  topic: string;
+  deadLetterTopic: string;
+  /** Metrics label, e.g. 'store'. */
+  name: string;
+  maxBatchSize: number;
+  maxBatchMs: number;
+  log: Logger;
+  fromBeginning?: boolean;
+  /**
+   * Called with decoded, schema-valid messages of ONE partition, in offset order. Throw => the
+   * wrapper pauses, backs off, retries the same batch; nothing past it is committed. Return => the
+   * offsets are committed. Poison messages never reach handle(): they go to the DLQ, counted.
+   */
+  handle(batch: DecodedMessage[]): Promise<void>;
+  /** Kafka session timeout (ms); heartbeats go out at a tenth of it (max 3 s). Default 30 s. */
+  sessionTimeoutMs?: number;
+  /** Partitions handled in parallel by this process. Default 4. */
+  partitionsConsumedConcurrently?: number;
+  /** Upper bound of the retry backoff. Default 10 s. */
+  maxBackoffMs?: number;
+  /** The loop counts as stalled after this long without a fetch or while one batch keeps failing. Default 60 s. */
+  stallMs?: number;
+  /** How long stop() keeps retrying a failing final batch before giving up (uncommitted). Default 15 s. */
+  stopTimeoutMs?: number;
+}
+
+export interface BatchConsumer {
+  /** Finish the in-flight batch, flush what is buffered, commit, disconnect. */
+  stop(): Promise<void>;
+  /** Messages in the topic not yet committed by this group (sum over partitions). */
+  lag(): Promise<number>;
+  /** false when the loop crashed, stopped fetching, or one batch has been failing for longer than stallMs. */
+  healthy(): boolean;
+}
+
+/** The dead-letter record (CONTRACTS.md). */
+export interface DeadLetter {
+  reason: string;
+  source_topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value_base64: string | null;
+  value_truncated?: true;
+}
+
+const lagGauge = gauge('watchpost_consumer_lag', 'Messages not yet committed by the consumer group, per partition', [
+  'consumer',
+  'group',
+  'partition',
+]);
+const batchSize = histogram(
+  'watchpost_consumer_batch_size',
+  'Messages per handled batch',
+  ['consumer'],
+  [1, 10, 100, 500, 1000, 2500, 5000, 10000, 25000, 50000],
+);
+const handleSeconds = histogram(
+  'watchpost_consumer_handle_seconds',
+  'Time handle() took per batch (the sink write)',
+  ['consumer'],
+  [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+);
+const handleFailures = counter(
+  'watchpost_consumer_handle_failures_total',
+  'handle() attempts that threw (retried with backoff)',
+  ['consumer'],
+);
+const consumedTotal = counter('watchpost_consumer_messages_total', 'Messages handled and committed', ['consumer']);
+const deadLetters = counter('watchpost_consumer_dead_letters_total', 'Poison messages sent to the dead-letter topic', [
+  'consumer',
+]);
+
+interface PartitionState {
+  partition: number;
+  buffer: DecodedMessage[];
+  poison: Message[];
+  /** Highest offset taken in (valid or poison) and not yet committed; null when nothing is pending. */
+  pendingOffset: string | null;
+  /** When the oldest pending message arrived (0 = nothing pending). */
+  firstAt: number;
+  highWatermark: string | null;
+  /** The offset this group would resume from (after the last commit, or where this process started). */
+  committedNext: string | null;
+  /** Serializes eachBatch, the linger timer and stop() on one partition. */
+  tail: Promise<void>;
+  busy: boolean;
+  /** Since when the current batch keeps failing (0 = not failing). */
+  failingSince: number;
+  paused: boolean;
+}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Exponential backoff with jitter: 250 ms, 500 ms, 1 s, ... capped. */
+export function backoffMs(attempt: number, capMs: number, random: () => number = Math.random): number {
+  const base = Math.min(capMs, 250 * 2 ** Math.max(0, attempt - 1));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+/** Larger values are cut (value_truncated: true) so the record fits the broker's message limit. */
+export const MAX_DEAD_LETTER_VALUE = 512 * 1024;
+
+export function deadLetterRecord(
+  reason: string,
+  topic: string,
+  partition: number,
+  offset: string,
+  key: Buffer | null,
+  value: Buffer | null,
+): DeadLetter {
+  return {
+    reason,
+    source_topic: topic,
+    partition,
+    offset,
+    key: key === null ? null : key.toString('utf8'),
+    value_base64: value === null ? null : value.subarray(0, MAX_DEAD_LETTER_VALUE).toString('base64'),
+    ...(value !== null && value.length > MAX_DEAD_LETTER_VALUE ? { value_truncated: true } : {}),
+  };
+}
+
+const nextOffset = (offset: string) => (BigInt(offset) + 1n).toString();
+
+export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<BatchConsumer> {
+  const { kafka, topic, groupId, name, log } = opts;
+  const sessionTimeout = opts.sessionTimeoutMs ?? 30_000;
+  const maxBackoff = opts.maxBackoffMs ?? 10_000;
+  const stallMs = opts.stallMs ?? 60_000;
+  const stopTimeoutMs = opts.stopTimeoutMs ?? 15_000;
+
+  const consumer: Consumer = kafka.consumer({
+    groupId,
+    sessionTimeout,
+    heartbeatInterval: Math.min(3000, Math.floor(sessionTimeout / 10)),
+    rebalanceTimeout: Math.max(sessionTimeout, 30_000),
+    // Large fetches so a batch of 10,000 ~1 KB messages needs few round trips.
+    maxBytesPerPartition: 16 * 1024 * 1024,
+    maxBytes: 64 * 1024 * 1024,
+    maxWaitTimeInMs: Math.max(50, Math.min(1000, opts.maxBatchMs)),
+    allowAutoTopicCreation: false,
+  });
+  const producer: Producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+  const admin = kafka.admin();
+
+  const states = new Map<number, PartitionState>();
+  let stopping = false;
+  let stopDeadline = Infinity;
+  let crashed = false;
+  let lastActivity = Date.now();
+  let heartbeat: (() => Promise<void>) | undefined;
+
+  const stateFor = (partition: number): PartitionState => {
+    let st = states.get(partition);
+    if (!st) {
+      st = {
+        partition,
+        buffer: [],
+        poison: [],
+        pendingOffset: null,
+        firstAt: 0,
+        highWatermark: null,
+        committedNext: null,
+        tail: Promise.resolve(),
+        busy: false,
+        failingSince: 0,
+        paused: false,
+      };
+      states.set(partition, st);
+    }
+    return st;
+  };
+
+  const withLock = <T>(st: PartitionState, fn: () => Promise<T>): Promise<T> => {
+    const run = st.tail.then(async () => {
+      st.busy = true;
+      try {
+        return await fn();
+      } finally {
+        st.busy = false;
+      }
+    });
+    st.tail = run.then(
+      () => {},
+      () => {},
+    );
+    return run;
+  };
+
+  const clear = (st: PartitionState) => {
+    st.buffer = [];
+    st.poison = [];
+    st.pendingOffset = null;
+    st.firstAt = 0;
+  };
+
+  const setLag = (st: PartitionState, committedNext: string) => {
+    if (st.highWatermark === null) return;
+    const lag = BigInt(st.highWatermark) - BigInt(committedNext);
+    lagGauge.set({ consumer: name, group: groupId, partition: String(st.partition) }, Number(lag < 0n ? 0n : lag));
+  };
+
+  /** Writes the pending batch (DLQ first, then handle), then commits. false = gave up (only while stopping). */
+  const flush = async (st: PartitionState): Promise<boolean> => {
+    if (st.pendingOffset === null) return true;
+    const upTo = st.pendingOffset;
+    const batch = st.buffer;
+    // Keep the group membership alive while a long insert or a retry loop blocks this partition.
+    const beat = setInterval(() => void heartbeat?.().catch(() => {}), Math.min(1000, Math.floor(sessionTimeout / 10)));
+    try {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          // Chunks stay far below the broker's 1 MB record-batch limit.
+          while (st.poison.length > 0) {
+            let n = 0;
+            for (let bytes = 0; n < st.poison.length && (n === 0 || bytes + String(st.poison[n]!.value).length < 512 * 1024); n++)
+              bytes += String(st.poison[n]!.value).length;
+            await producer.send({ topic: opts.deadLetterTopic, acks: -1, messages: st.poison.slice(0, n) });
+            deadLetters.inc({ consumer: name }, n);
+            st.poison = st.poison.slice(n);
+          }
+          if (batch.length > 0) {
+            const end = handleSeconds.startTimer({ consumer: name });
+            await opts.handle(batch);
+            end();
+            batchSize.observe({ consumer: name }, batch.length);
+          }
+          break;
+        } catch (err) {
+          handleFailures.inc({ consumer: name });
+          if (st.failingSince === 0) st.failingSince = Date.now();
+          if (!st.paused && !stopping) {
+            consumer.pause([{ topic, partitions: [st.partition] }]);
+            st.paused = true;
+          }
+          if (stopping && Date.now() >= stopDeadline) {
+            log.error(
+              { err, consumer: name, partition: st.partition },
+              'giving up on a failing batch at stop; it stays uncommitted',
+            );
+            return false;
+          }
+          const delay = backoffMs(attempt, maxBackoff);
+          log.warn(
+            { err, consumer: name, partition: st.partition, attempt, delay_ms: delay, messages: batch.length },
+            'batch failed; partition paused, retrying',
+          );
+          await sleep(stopping ? Math.min(delay, Math.max(0, stopDeadline - Date.now())) : delay);
+        }
+      }
+      const committedNext = nextOffset(upTo);
+      try {
+        await consumer.commitOffsets([{ topic, partition: st.partition, offset: committedNext }]);
+        st.committedNext = committedNext;
+        setLag(st, committedNext);
+      } catch (err) {
+        // Written but not committed (e.g. the partition moved in a rebalance): it is read again and
+        // the sink's idempotency by event_id absorbs the repeat.
+        log.warn({ err, consumer: name, partition: st.partition }, 'commit failed after a successful write');
+      }
+      consumedTotal.inc({ consumer: name }, batch.length);
+      clear(st);
+      st.failingSince = 0;
+      if (st.paused) {
+        st.paused = false;
+        if (!stopping) consumer.resume([{ topic, partitions: [st.partition] }]);
+      }
+      lastActivity = Date.now();
+      return true;
+    } finally {
+      clearInterval(beat);
+    }
+  };
+
+  const eachBatch = async ({ batch, resolveOffset, heartbeat: hb, isRunning, isStale }: EachBatchPayload) => {
+    heartbeat = hb;
+    lastActivity = Date.now();
+    const st = stateFor(batch.partition);
+    await withLock(st, async () => {
+      if (stopping || !isRunning() || isStale()) return; // not resolved: fetched again (or never, when stopping)
+      st.highWatermark = batch.highWatermark;
+      if (st.committedNext === null && batch.messages.length > 0) st.committedNext = batch.messages[0]!.offset;
+      for (const m of batch.messages) {
+        const decoded = decodeEnvelope(m.value);
+        if (decoded.ok) {
+          st.buffer.push({
+            envelope: decoded.envelope,
+            key: m.key?.toString('utf8') ?? '',
+            partition: batch.partition,
+            offset: m.offset,
+          });
+        } else {
+          log.warn(
+            { consumer: name, partition: batch.partition, offset: m.offset, reason: decoded.reason },
+            'poison message to the dead-letter topic',
+          );
+          const record = deadLetterRecord(decoded.reason, topic, batch.partition, m.offset, m.key, m.value);
+          st.poison.push({ key: m.key, value: JSON.stringify(record) });
+        }
+        st.pendingOffset = m.offset;
+        if (st.firstAt === 0) st.firstAt = Date.now();
+        if (st.buffer.length + st.poison.length >= opts.maxBatchSize) {
+          if (!(await flush(st))) return;
+        }
+      }
+      if (batch.messages.length > 0) resolveOffset(batch.messages[batch.messages.length - 1]!.offset);
+      if (st.committedNext !== null) setLag(st, st.committedNext);
+      if (st.pendingOffset !== null && Date.now() - st.firstAt >= opts.maxBatchMs) await flush(st);
+    });
+  };
+
+  // Lingering batches of a partition that went quiet are flushed by time, not by the next fetch.
+  const tick = setInterval(
+    () => {
+      for (const st of states.values()) {
+        if (st.busy || stopping || st.pendingOffset === null || Date.now() - st.firstAt < opts.maxBatchMs) continue;
+        void withLock(st, async () => {
+          if (!stopping && st.pendingOffset !== null && Date.now() - st.firstAt >= opts.maxBatchMs) await flush(st);
+        }).catch((err: unknown) => log.error({ err, consumer: name }, 'linger flush failed'));
+      }
+    },
+    Math.max(20, Math.min(250, Math.floor(opts.maxBatchMs / 4))),
+  );
+
+  consumer.on(consumer.events.GROUP_JOIN, (e) => {
+    // kafkajs restarts every assigned partition from its committed offset after a join: whatever was
+    // buffered (resolved, never committed) will be fetched again.
+    for (const st of states.values())
+      void withLock(st, async () => {
+        clear(st);
+        st.committedNext = null;
+      });
+    log.info({ consumer: name, group: groupId, assignment: e.payload.memberAssignment }, 'joined consumer group');
+  });
+  consumer.on(consumer.events.FETCH, () => {
+    lastActivity = Date.now();
+  });
+  consumer.on(consumer.events.CRASH, (e) => {
+    log.error({ consumer: name, err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
+    if (!e.payload.restart) crashed = true;
+  });
+
+  await Promise.all([producer.connect(), admin.connect()]);
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: opts.fromBeginning ?? true });
+  await consumer.run({
+    autoCommit: false,
+    eachBatchAutoResolve: false,
+    partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 4,
+    eachBatch,
+  });
+  log.info({ consumer: name, group: groupId, topic }, 'batch consumer started');
+
+  let stopped: Promise<void> | undefined;
+  return {
+    stop() {
+      stopped ??= (async () => {
+        stopping = true;
+        stopDeadline = Date.now() + stopTimeoutMs;
+        clearInterval(tick);
+        consumer.pause([{ topic }]);
+        // Waits for any in-flight eachBatch/flush of each partition, then writes what is buffered.
+        await Promise.all([...states.values()].map((st) => withLock(st, () => flush(st)).catch(() => false)));
+        await consumer.disconnect().catch((err: unknown) => log.warn({ err }, 'consumer disconnect failed'));
+        await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+        log.info({ consumer: name }, 'batch consumer stopped');
+      })();
+      return stopped;
+    },
+    async lag() {
+      const [ends, committed] = await Promise.all([
+        admin.fetchTopicOffsets(topic),
+        admin.fetchOffsets({ groupId, topics: [topic] }),
+      ]);
+      const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+      let total = 0n;
+      for (const p of ends) {
+        const c = done.get(p.partition) ?? -1n;
+        const from = c < 0n ? BigInt(p.low) : c;
+        if (BigInt(p.high) > from) total += BigInt(p.high) - from;
+      }
+      return Number(total);
+    },
+    healthy() {
+      if (crashed) return false;
+      if (stopping) return true;
+      const now = Date.now();
+      if (now - lastActivity > stallMs) return false;
+      for (const st of states.values()) if (st.failingSince > 0 && now - st.failingSince > stallMs) return false;
+      return true;
+    },
+  };
+}

@@ -1,0 +1,76 @@
+// The `scheduler` role: BullMQ job schedulers on the `scheduler` queue plus the worker that runs them.
+// upsertJobScheduler is idempotent (one scheduler per id in Redis, whatever the number of processes),
+// and each tick becomes ONE job that exactly one worker takes: one run cluster-wide per interval.
+// Other periodic jobs (daily reports, ...) add an entry to `scheduledJobs`.
+import { Queue, Worker, type Job } from 'bullmq';
+import type { RoleContext, RoleStarter } from '@watchpost/runtime';
+import { SCHEDULER_QUEUE } from '@watchpost/schemas/queues.ts';
+import { runLivenessScan } from '../correlate/liveness.ts';
+import { recordScan } from '../correlate/metrics.ts';
+import { runHourlyRollup } from '../store/rollup.ts';
+
+export interface ScheduledJob {
+  /** Job scheduler id and job name. */
+  name: string;
+  everyMs(ctx: RoleContext): number;
+  run(ctx: RoleContext, job: Job): Promise<unknown>;
+}
+
+export const LIVENESS_SCAN_JOB = 'liveness-scan';
+export const EVENTS_ROLLUP_JOB = 'events-hourly-rollup';
+
+export const scheduledJobs: ScheduledJob[] = [
+  {
+    name: LIVENESS_SCAN_JOB,
+    everyMs: (ctx) => ctx.config.livenessScanIntervalSeconds * 1000,
+    async run(ctx) {
+      const r = await runLivenessScan(ctx.clients.pg, { now: new Date(), staleMinutes: ctx.config.heartbeatStaleMinutes });
+      recordScan(r);
+      if (r.opened.length + r.reopened.length + r.markedStale > 0)
+        ctx.log.info({ job: LIVENESS_SCAN_JOB, ...r }, 'liveness scan');
+      return { markedStale: r.markedStale, opened: r.opened.length, reopened: r.reopened.length, suppressed: r.suppressed };
+    },
+  },
+  {
+    // Exact hourly event counts for the dashboard (processors/src/store/rollup.ts).
+    name: EVENTS_ROLLUP_JOB,
+    everyMs: (ctx) => ctx.config.eventsRollupIntervalSeconds * 1000,
+    async run(ctx) {
+      const r = await runHourlyRollup(ctx.clients.clickhouse, ctx.config.clickhouseDatabase);
+      return { hours: r.hours, watermark: r.watermark.toISOString() };
+    },
+  },
+];
+
+export const schedulerRole: RoleStarter = async (ctx) => {
+  const { config, log, clients } = ctx;
+  const queueConn = clients.bullmqConnection();
+  const workerConn = clients.bullmqConnection();
+  const queue = new Queue(SCHEDULER_QUEUE, { connection: queueConn, prefix: config.queuePrefix });
+  for (const j of scheduledJobs) {
+    await queue.upsertJobScheduler(
+      j.name,
+      { every: j.everyMs(ctx) },
+      { name: j.name, opts: { removeOnComplete: 100, removeOnFail: 100, attempts: 1 } },
+    );
+  }
+  const byName = new Map(scheduledJobs.map((j) => [j.name, j]));
+  const worker = new Worker(
+    SCHEDULER_QUEUE,
+    async (job) => {
+      const j = byName.get(job.name);
+      if (!j) throw new Error(`unknown scheduled job ${job.name}`);
+      return j.run(ctx, job);
+    },
+    { connection: workerConn, prefix: config.queuePrefix, concurrency: 1 },
+  );
+  worker.on('failed', (job, err) => log.error({ err, job: job?.name }, 'scheduled job failed'));
+  return {
+    checks: { scheduler_worker: async () => worker.isRunning() },
+    async close() {
+      await worker.close();
+      await queue.close();
+      await Promise.allSettled([queueConn.quit(), workerConn.quit()]);
+    },
+  };
+};

@@ -1,0 +1,34 @@
+// The `store` role: events.v1 -> ClickHouse `events`, in its own consumer group.
+import type { RoleStarter } from '@watchpost/runtime';
+import { startBatchConsumer } from '../kafka/batch-consumer.ts';
+import { consumerGroupId } from '../kafka/groups.ts';
+import { envelopeToRow } from './rows.ts';
+import { CoalescingInserter } from './insert.ts';
+import { startRetention } from './retention.ts';
+
+export const STORE_GROUP = 'watchpost-store';
+
+export const storeRole: RoleStarter = async ({ config, log, clients }) => {
+  const ch = clients.clickhouse;
+  const inserter = new CoalescingInserter(ch, { maxInFlight: 2 });
+  const consumer = await startBatchConsumer({
+    kafka: clients.kafka,
+    groupId: consumerGroupId(config, STORE_GROUP),
+    topic: config.topics.events,
+    deadLetterTopic: config.topics.deadLetter,
+    name: 'store',
+    maxBatchSize: config.store.batchSize,
+    maxBatchMs: config.store.batchMs,
+    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+    log,
+    handle: (batch) => inserter.insert(batch.map((m) => envelopeToRow(m.envelope))),
+  });
+  const retention = startRetention({ ch, database: config.clickhouseDatabase, retentionDays: config.retentionDays, log });
+  return {
+    checks: { store_consumer: async () => consumer.healthy() },
+    async close() {
+      await retention.stop();
+      await consumer.stop();
+    },
+  };
+};

@@ -1,0 +1,86 @@
+// Retention without TTL (18.16 has none): whole daily partitions older than the cutoff are dropped.
+import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
+import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
+import { ident, sql } from '@watchpost/runtime/clickhouse/sql.ts';
+import type { Logger } from '@watchpost/runtime';
+
+/** YYYYMMDD (UTC) of the oldest day kept: today minus retentionDays. */
+export function retentionCutoff(now: Date, retentionDays: number): number {
+  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) - retentionDays * 86_400_000);
+  return d.getUTCFullYear() * 10_000 + (d.getUTCMonth() + 1) * 100 + d.getUTCDate();
+}
+
+/** Partition ids (toYYYYMMDD values) strictly older than the cutoff; anything unexpected is kept. */
+export function partitionsToDrop(partitions: readonly string[], now: Date, retentionDays: number): string[] {
+  const cutoff = retentionCutoff(now, retentionDays);
+  return [...new Set(partitions)].filter((p) => /^\d{8}$/.test(p) && Number(p) < cutoff).sort();
+}
+
+export async function dropExpiredPartitions(
+  ch: ClickHouseClient,
+  database: string,
+  retentionDays: number,
+  now = new Date(),
+  table = 'events',
+): Promise<string[]> {
+  const rows = await queryRows<{ partition: string }>(
+    ch,
+    sql`SELECT DISTINCT partition FROM system.parts WHERE database = ${database} AND table = ${table} AND active`,
+  );
+  const drop = partitionsToDrop(
+    rows.map((r) => r.partition),
+    now,
+    retentionDays,
+  );
+  for (const p of drop) {
+    // The partition id is 8 digits (checked above): a number literal, as the partition expression is.
+    await ch.command({ query: sql`ALTER TABLE ${ident(table)} DROP PARTITION ${Number(p)}`.text });
+  }
+  return drop;
+}
+
+/**
+ * The sweep: the daily partitions of `events` (day of received_at) and of its hourly rollup
+ * `events_hourly` (day of the hour of occurred_at) before the same cutoff.
+ */
+export async function dropExpiredEventPartitions(
+  ch: ClickHouseClient,
+  database: string,
+  retentionDays: number,
+  now = new Date(),
+): Promise<{ events: string[]; hourly: string[] }> {
+  const events = await dropExpiredPartitions(ch, database, retentionDays, now, 'events');
+  const hourly = await dropExpiredPartitions(ch, database, retentionDays, now, 'events_hourly');
+  return { events, hourly };
+}
+
+/** Runs the retention sweep now and then every intervalMs; errors are logged and retried next round. */
+export function startRetention(opts: {
+  ch: ClickHouseClient;
+  database: string;
+  retentionDays: number;
+  log: Logger;
+  intervalMs?: number;
+}): { stop(): Promise<void> } {
+  let running: Promise<void> = Promise.resolve();
+  const sweep = () => {
+    running = running.then(async () => {
+      try {
+        const dropped = await dropExpiredEventPartitions(opts.ch, opts.database, opts.retentionDays);
+        if (dropped.events.length + dropped.hourly.length)
+          opts.log.info({ ...dropped, retention_days: opts.retentionDays }, 'dropped expired event partitions');
+      } catch (err) {
+        opts.log.warn({ err }, 'retention sweep failed; retried next round');
+      }
+    });
+  };
+  sweep();
+  const timer = setInterval(sweep, opts.intervalMs ?? 3_600_000);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

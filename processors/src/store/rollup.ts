@@ -1,0 +1,96 @@
+// Exact hourly rollup of `events` into `events_hourly` (migration 0400), run by the scheduler role.
+// The store delivers at-least-once, so counting inserts would double-count a replayed batch; instead
+// every hour that received rows since the last run (the `events_changed_hours` log, filled by a
+// materialized view on every INSERT) is recomputed with uniqExact(event_id) and written with a higher
+// version (ReplacingMergeTree, read with FINAL). The state row's watermark tells readers which hours
+// may still be stale: those logged at or after it, which the dashboard reads from `events` directly.
+import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
+import { execSql, queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
+import { joinSql, sql } from '@watchpost/runtime/clickhouse/sql.ts';
+import { dropExpiredPartitions } from './retention.ts';
+
+/**
+ * How far back of a run's start the next run (and readers) look again: `now()` of an INSERT is taken
+ * when it starts, its rows become visible when it ends, so an insert running while the rollup reads
+ * is caught by the next run. Longer than any store batch insert.
+ */
+export const ROLLUP_OVERLAP_SECONDS = 60;
+/** Hours recomputed per INSERT … SELECT (a long outage leaves many). */
+const HOURS_PER_INSERT = 24;
+
+export interface RollupResult {
+  hours: number;
+  watermark: Date;
+}
+
+const toDate = (ts: number | string) => new Date(Number(ts) * 1000);
+
+/** Watermark of the last completed run (1970 when none ran yet: every logged hour is pending). */
+export async function rollupWatermark(ch: ClickHouseClient): Promise<Date> {
+  const r = await queryRows<{ w: number | string }>(
+    ch,
+    sql`SELECT toUnixTimestamp(max(watermark)) AS w FROM events_hourly_state`,
+  );
+  return toDate(r[0]?.w ?? 0);
+}
+
+/** Hours (unix seconds) logged as changed at or after `since`, from `minHour` on. */
+export async function changedHours(ch: ClickHouseClient, since: Date, minHour = new Date(0)): Promise<number[]> {
+  const rows = await queryRows<{ h: number | string }>(
+    ch,
+    sql`SELECT DISTINCT toUnixTimestamp(hour) AS h FROM events_changed_hours WHERE changed_at >= ${since} AND hour >= ${minHour} ORDER BY h`,
+  );
+  return rows.map((r) => Number(r.h));
+}
+
+/** Splits sorted hours into groups of at most `size` (one INSERT each). */
+export function chunkHours(hours: readonly number[], size = HOURS_PER_INSERT): number[][] {
+  const out: number[][] = [];
+  for (let i = 0; i < hours.length; i += size) out.push(hours.slice(i, i + size));
+  return out;
+}
+
+/** Recomputes the given hours (unix seconds) of `events` into `events_hourly` with `version`. */
+export async function recomputeHours(ch: ClickHouseClient, hours: readonly number[], version: number): Promise<void> {
+  for (const group of chunkHours([...hours].sort((a, b) => a - b))) {
+    const lo = toDate(group[0]!);
+    const hi = toDate(group[group.length - 1]! + 3600);
+    const list = joinSql(
+      group.map((h) => sql`${toDate(h)}`),
+      ', ',
+    );
+    await execSql(
+      ch,
+      sql`INSERT INTO events_hourly (hour, type, severity, hostname, events, version)
+          SELECT toStartOfHour(occurred_at, 'UTC') AS hour, type, severity, hostname, uniqExact(event_id) AS events, toUInt64(${version}) AS version
+          FROM events
+          PREWHERE occurred_at >= ${lo} AND occurred_at < ${hi}
+          WHERE hour IN (${list})
+          GROUP BY hour, type, severity, hostname`,
+    );
+  }
+}
+
+/**
+ * One rollup run: recompute every hour logged since the previous watermark, then advance it to this
+ * run's start minus the overlap. Concurrent runs are harmless (each writes exact counts), the
+ * scheduler runs one at a time anyway. Change-log partitions older than a day before the watermark
+ * are dropped (they can no longer matter).
+ */
+export async function runHourlyRollup(
+  ch: ClickHouseClient,
+  database: string,
+  opts: { overlapSeconds?: number } = {},
+): Promise<RollupResult> {
+  const start = await queryRows<{ now: number | string }>(ch, sql`SELECT toUnixTimestamp(now()) AS now`);
+  const startedAt = Number(start[0]!.now);
+  const since = await rollupWatermark(ch);
+  const hours = await changedHours(ch, since);
+  // Milliseconds: strictly above every earlier run's version (and the migration backfill's 0).
+  const version = Date.now();
+  await recomputeHours(ch, hours, version);
+  const watermark = toDate(startedAt - (opts.overlapSeconds ?? ROLLUP_OVERLAP_SECONDS));
+  await execSql(ch, sql`INSERT INTO events_hourly_state (id, watermark, run_at) VALUES (1, ${watermark}, ${toDate(startedAt)})`);
+  await dropExpiredPartitions(ch, database, 1, watermark, 'events_changed_hours');
+  return { hours: hours.length, watermark };
+}

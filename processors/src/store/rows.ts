@@ -1,0 +1,103 @@
+// Envelope -> one row of the ClickHouse `events` table (pure; the column list is documented in
+// processors/README.md).
+import type { EventEnvelope } from '@watchpost/schemas/envelope.ts';
+
+export interface EventRow {
+  event_id: string;
+  /** Unix seconds (DateTime holds seconds; the exact value stays in event_json). */
+  occurred_at: number;
+  received_at: number;
+  hostname: string;
+  display_name: string;
+  os_family: string;
+  product: string;
+  product_version: string;
+  category: string;
+  type: string;
+  severity: string;
+  title: string;
+  summary: string;
+  tags: string[];
+  dedup_key: string;
+  correlation_id: string;
+  fingerprint: string;
+  actor_user: string;
+  source_ip: string;
+  event_json: string;
+}
+
+/** Column order of every insert (TabSeparated rows follow it). */
+export const EVENT_COLUMNS = [
+  'event_id',
+  'occurred_at',
+  'received_at',
+  'hostname',
+  'display_name',
+  'os_family',
+  'product',
+  'product_version',
+  'category',
+  'type',
+  'severity',
+  'title',
+  'summary',
+  'tags',
+  'dedup_key',
+  'correlation_id',
+  'fingerprint',
+  'actor_user',
+  'source_ip',
+  'event_json',
+] as const satisfies readonly (keyof EventRow)[];
+
+/** details keys read for actor_user, first non-empty wins. */
+export const ACTOR_USER_KEYS = ['user', 'username', 'target_user', 'account'] as const;
+/** details keys read for source_ip, first non-empty wins. */
+export const SOURCE_IP_KEYS = ['source_ip', 'ip', 'client_ip'] as const;
+
+const MAX_DATETIME = 4_294_967_295; // DateTime is UInt32 seconds
+
+/** ISO 8601 with offset -> unix seconds, clamped to what DateTime can hold. */
+export function toUnixSeconds(iso: string): number {
+  const ms = Date.parse(iso);
+  if (Number.isNaN(ms)) return 0;
+  return Math.min(MAX_DATETIME, Math.max(0, Math.floor(ms / 1000)));
+}
+
+/** First of `keys` in `details` holding a non-empty string or a number; '' when none. */
+export function pickDetail(details: unknown, keys: readonly string[]): string {
+  if (typeof details !== 'object' || details === null || Array.isArray(details)) return '';
+  const d = details as Record<string, unknown>;
+  for (const k of keys) {
+    const v = d[k];
+    if (typeof v === 'string' && v.trim() !== '') return v;
+    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
+  }
+  return '';
+}
+
+export function envelopeToRow(env: EventEnvelope): EventRow {
+  const e = env.event;
+  return {
+    event_id: e.event_id,
+    occurred_at: toUnixSeconds(e.occurred_at),
+    received_at: toUnixSeconds(env.received_at),
+    hostname: e.host.hostname,
+    display_name: e.host.display_name ?? '',
+    os_family: e.host.os_family,
+    product: e.source.product,
+    product_version: e.source.product_version,
+    category: e.category,
+    type: e.type,
+    severity: e.severity,
+    title: e.title,
+    summary: e.summary,
+    tags: e.tags ? [...e.tags] : [],
+    dedup_key: e.dedup_key ?? '',
+    correlation_id: e.correlation_id ?? '',
+    fingerprint: e.fingerprint ?? '',
+    actor_user: pickDetail(e.details, ACTOR_USER_KEYS),
+    source_ip: pickDetail(e.details, SOURCE_IP_KEYS),
+    event_json: JSON.stringify(e),
+  };
+}

@@ -1,0 +1,234 @@
+// One typed config, read from the environment once at start. A wrong value stops the start with a
+// message naming the variable. Defaults are documented in README.md (Configuration).
+import { resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { localUrls } from './local-stack.ts';
+
+export const SEVERITIES = ['info', 'warning', 'high', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+export const CHANNELS = ['chat', 'webhook', 'email', 'push'] as const;
+export type Channel = (typeof CHANNELS)[number];
+export const ROLES = ['all', 'ingest', 'api', 'store', 'correlate', 'notify', 'stream', 'scheduler', 'worker'] as const;
+export type Role = (typeof ROLES)[number];
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+    this.variable = variable;
+  }
+}
+
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+
+export interface Config {
+  role: Role;
+  host: string;
+  port: number;
+  logLevel: string;
+  stateDir: string;
+  databaseUrl: string;
+  redisUrl: string;
+  clickhouseUrl: string;
+  clickhouseDatabase: string;
+  kafkaBrokers: string[];
+  kafkaPartitions: number;
+  /** Consumer group session timeout; a killed consumer's partitions move after this long. */
+  kafkaSessionTimeoutMs: number;
+  topics: { events: string; deadLetter: string; problems: string };
+  heartbeatStaleMinutes: number;
+  problemCorrelationWindowMinutes: number;
+  problemMinSeverity: Severity;
+  retentionDays: number;
+  dailyReport: { enabled: boolean; time: string; timezone: string; recipients: string[] };
+  notify: { minSeverity: Severity; channels: Channel[] };
+  ingest: {
+    maxBodyBytes: number;
+    batchMaxEvents: number;
+    lingerMs: number;
+    batchMaxBytes: number;
+    microBatchMaxEvents: number;
+    produceTimeoutMs: number;
+    claimProvisionalMs: number;
+    claimTtlDays: number;
+    keyCacheSeconds: number;
+  };
+  store: { batchSize: number; batchMs: number };
+  /** Live dashboard counters (processors/src/stream -> Redis pub/sub -> SSE, api/READS.md). */
+  stream: { channel: string; keepAliveSeconds: number; batchSize: number; batchMs: number };
+  /** Correlate consumer batching (processors/README.md, correlate). */
+  correlate: { batchSize: number; batchMs: number };
+  /** How often the liveness scan runs (BullMQ job scheduler in role `scheduler`). */
+  livenessScanIntervalSeconds: number;
+  /** period of the exact hourly events rollup (scheduler role) */
+  eventsRollupIntervalSeconds: number;
+  /** Redis key prefix of every BullMQ queue (one per deployment; tests use their own). */
+  queuePrefix: string;
+  bootstrapApiKey: string | undefined;
+  admin: { username: string; password: string | undefined };
+  jwtSecret: string | undefined;
+  /** API token lifetimes and login lockout (api/README.md). */
+  auth: { accessTtlSeconds: number; refreshTtlDays: number; loginWindowSeconds: number; lockoutSeconds: number };
+}
+
+type Env = Record<string, string | undefined>;
+
+function str(env: Env, name: string, def: string): string {
+  const v = env[name];
+  return v === undefined || v === '' ? def : v;
+}
+
+function int(env: Env, name: string, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `expected an integer, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function bool(env: Env, name: string, def: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return def;
+  if (/^(1|true|yes|on)$/i.test(raw)) return true;
+  if (/^(0|false|no|off)$/i.test(raw)) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T {
+  const v = str(env, name, def);
+  if (!(allowed as readonly string[]).includes(v))
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${v}"`);
+  return v as T;
+}
+
+function list<T extends string>(env: Env, name: string, allowed: readonly T[], def: T[]): T[] {
+  const raw = env[name];
+  if (raw === undefined) return def;
+  const items = raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  for (const i of items) {
+    if (!(allowed as readonly string[]).includes(i))
+      throw new ConfigError(name, `unknown value "${i}"; allowed: ${allowed.join(', ')}`);
+  }
+  return [...new Set(items)] as T[];
+}
+
+function url(env: Env, name: string, def: string, protocols: string[]): string {
+  const v = str(env, name, def);
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(name, `not a valid URL: "${v}"`);
+  }
+  if (!protocols.includes(u.protocol))
+    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${u.protocol}"`);
+  return v;
+}
+
+// A provisional idempotency claim must outlive the longest produce attempt, or a second request
+// could claim the same event_id while the first may still answer 201.
+function ingestProvisionalMs(env: Env): number {
+  const produce = int(env, 'SERVICE_INGEST_PRODUCE_TIMEOUT_MS', 5000, 100, 120_000);
+  const provisional = int(env, 'SERVICE_INGEST_CLAIM_PROVISIONAL_MS', 30_000, 200, 3_600_000);
+  if (provisional <= produce) {
+    throw new ConfigError(
+      'SERVICE_INGEST_CLAIM_PROVISIONAL_MS',
+      `must be greater than SERVICE_INGEST_PRODUCE_TIMEOUT_MS (${produce}), got ${provisional}`,
+    );
+  }
+  return provisional;
+}
+
+export function loadConfig(env: Env = process.env, role?: string): Config {
+  const brokers = str(env, 'KAFKA_BROKERS', localUrls.kafka)
+    .split(',')
+    .map((b) => b.trim())
+    .filter(Boolean);
+  for (const b of brokers)
+    if (!/^[\w.-]+:\d+$/.test(b)) throw new ConfigError('KAFKA_BROKERS', `expected host:port[,host:port], got "${b}"`);
+  const time = str(env, 'SERVICE_DAILY_REPORT_TIME', '08:00');
+  if (!/^([01]\d|2[0-3]):[0-5]\d$/.test(time))
+    throw new ConfigError('SERVICE_DAILY_REPORT_TIME', `expected HH:MM (24 h), got "${time}"`);
+  const tz = str(env, 'SERVICE_DAILY_REPORT_TIMEZONE', 'UTC');
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: tz });
+  } catch {
+    throw new ConfigError('SERVICE_DAILY_REPORT_TIMEZONE', `unknown IANA time zone "${tz}"`);
+  }
+  const prefix = str(env, 'KAFKA_TOPIC_PREFIX', '');
+  return {
+    role: oneOf(role ? { SERVICE_ROLE: role } : env, 'SERVICE_ROLE', ROLES, 'all'),
+    host: str(env, 'HOST', '127.0.0.1'),
+    port: int(env, 'PORT', 8080, 0, 65535),
+    logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    stateDir: resolve(repoRoot, str(env, 'SERVICE_STATE_DIR', '.stack')),
+    databaseUrl: url(env, 'DATABASE_URL', localUrls.postgres, ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', localUrls.redis, ['redis:', 'rediss:']),
+    clickhouseUrl: url(env, 'CLICKHOUSE_URL', localUrls.clickhouse, ['http:', 'https:']),
+    clickhouseDatabase: str(env, 'CLICKHOUSE_DATABASE', 'watchpost'),
+    kafkaBrokers: brokers,
+    kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 4, 1, 1024),
+    kafkaSessionTimeoutMs: int(env, 'KAFKA_SESSION_TIMEOUT_MS', 30_000, 6000, 300_000),
+    topics: { events: `${prefix}events.v1`, deadLetter: `${prefix}events.v1.dlq`, problems: `${prefix}problems.v1` },
+    heartbeatStaleMinutes: int(env, 'SERVICE_HEARTBEAT_STALE_MINUTES', 10, 1),
+    problemCorrelationWindowMinutes: int(env, 'SERVICE_PROBLEM_CORRELATION_WINDOW_MINUTES', 60, 1),
+    problemMinSeverity: oneOf(env, 'SERVICE_PROBLEM_MIN_SEVERITY', SEVERITIES, 'warning'),
+    retentionDays: int(env, 'SERVICE_RETENTION_DAYS', 90, 1),
+    dailyReport: {
+      enabled: bool(env, 'SERVICE_DAILY_REPORT_ENABLED', true),
+      time,
+      timezone: tz,
+      recipients: str(env, 'SERVICE_DAILY_REPORT_RECIPIENTS', '')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    },
+    notify: {
+      minSeverity: oneOf(env, 'NOTIFY_MIN_SEVERITY', SEVERITIES, 'high'),
+      channels: list(env, 'NOTIFY_CHANNELS', CHANNELS, ['chat']),
+    },
+    ingest: {
+      // 256 KiB: a valid event at every length limit in 4-byte characters takes ~110 KB before details.
+      maxBodyBytes: int(env, 'SERVICE_INGEST_MAX_BODY_BYTES', 262144, 1024),
+      batchMaxEvents: int(env, 'SERVICE_INGEST_BATCH_MAX_EVENTS', 5000, 1, 100000),
+      lingerMs: int(env, 'SERVICE_INGEST_LINGER_MS', 2, 0, 1000),
+      batchMaxBytes: int(env, 'SERVICE_INGEST_BATCH_MAX_BYTES', 16 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
+      microBatchMaxEvents: int(env, 'SERVICE_INGEST_MICROBATCH_MAX_EVENTS', 1000, 1, 100000),
+      produceTimeoutMs: int(env, 'SERVICE_INGEST_PRODUCE_TIMEOUT_MS', 5000, 100, 120_000),
+      claimProvisionalMs: ingestProvisionalMs(env),
+      claimTtlDays: int(env, 'SERVICE_INGEST_CLAIM_TTL_DAYS', int(env, 'SERVICE_RETENTION_DAYS', 90, 1), 1),
+      keyCacheSeconds: int(env, 'SERVICE_INGEST_KEY_CACHE_SECONDS', 5, 0, 3600),
+    },
+    correlate: {
+      batchSize: int(env, 'CORRELATE_BATCH_SIZE', 1000, 1, 100_000),
+      batchMs: int(env, 'CORRELATE_BATCH_MS', 200, 10, 60_000),
+    },
+    livenessScanIntervalSeconds: int(env, 'SERVICE_LIVENESS_SCAN_INTERVAL_SECONDS', 60, 1, 3600),
+    eventsRollupIntervalSeconds: int(env, 'SERVICE_EVENTS_ROLLUP_INTERVAL_SECONDS', 30, 1, 3600),
+    queuePrefix: str(env, 'BULLMQ_PREFIX', 'watchpost'),
+    stream: {
+      channel: `${prefix}live.v1`,
+      keepAliveSeconds: int(env, 'SERVICE_STREAM_KEEPALIVE_SECONDS', 15, 1, 3600),
+      batchSize: int(env, 'STREAM_BATCH_SIZE', 5000, 1, 1_000_000),
+      batchMs: int(env, 'STREAM_BATCH_MS', 200, 10, 60_000),
+    },
+    store: {
+      batchSize: int(env, 'STORE_BATCH_SIZE', 10000, 1, 1_000_000),
+      batchMs: int(env, 'STORE_BATCH_MS', 1000, 10, 60_000),
+    },
+    bootstrapApiKey: env.SERVICE_BOOTSTRAP_API_KEY || undefined,
+    admin: { username: str(env, 'SERVICE_ADMIN_USERNAME', 'admin'), password: env.SERVICE_ADMIN_PASSWORD || undefined },
+    jwtSecret: env.SERVICE_JWT_SECRET || undefined,
+    auth: {
+      accessTtlSeconds: int(env, 'SERVICE_ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
+      refreshTtlDays: int(env, 'SERVICE_REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
+      loginWindowSeconds: int(env, 'SERVICE_LOGIN_WINDOW_SECONDS', 900, 10, 86_400),
+      lockoutSeconds: int(env, 'SERVICE_LOGIN_LOCKOUT_SECONDS', 900, 10, 86_400),
+    },
+  };
+}

@@ -1,0 +1,29 @@
+import { hostname } from 'node:os';
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/** One JSON line per outcome; credentials are redacted wherever they appear in a logged object. */
+export function createLogger(level: string, name: string): Logger {
+  return pino({
+    level,
+    name,
+    // The machine goes under `host`: `hostname` is the event's host in ingest's outcome lines, and a
+    // second `hostname` key would make each such line ambiguous JSON.
+    base: { pid: process.pid, host: hostname() },
+    redact: {
+      paths: [
+        'password',
+        '*.password',
+        'apiKey',
+        '*.apiKey',
+        'token',
+        '*.token',
+        'req.headers.authorization',
+        'req.headers["x-api-key"]',
+        'req.headers.cookie',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}
