@@ -46,8 +46,9 @@ const config = testConfig('bench_dashboard', { LOG_LEVEL: 'silent', SERVICE_HEAR
 const s = await createTestStores(config, { kafka: false });
 const { ch, pg } = s;
 const redis = createRedis(config.redisUrl);
+const queueRedis = createRedis(config.redisUrl, { forBullmq: true });
 const notifications = new Queue('notifications', {
-  connection: createRedis(config.redisUrl, { forBullmq: true }),
+  connection: queueRedis,
   prefix: uniqueTestName('bench'),
 });
 
@@ -215,6 +216,7 @@ try {
 } finally {
   await notifications.obliterate({ force: true }).catch(() => {});
   await notifications.close();
+  await queueRedis.quit(); // BullMQ leaves a connection it was given open
   await redis.quit();
   if (process.env.BENCH_KEEP === '1') console.log(`kept databases ${config.clickhouseDatabase}`);
   else await s.drop();

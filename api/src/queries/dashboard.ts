@@ -9,6 +9,7 @@ import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts'
 import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
 import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
 import { joinSql, sql, Sql } from '@watchpost/runtime/clickhouse/sql.ts';
+import { occurredHoursSql } from '@watchpost/runtime/clickhouse/events-table.ts';
 import { SEVERITIES, type Severity } from '@watchpost/runtime/config/config.ts';
 import { effectiveSeveritySql, visibleTypeSql, type TypeSettings } from './type-settings.ts';
 import { recentEvents, type EventRow } from './events.ts';
@@ -93,18 +94,12 @@ interface RawRow {
 /** The pending hours straight from `events`, exact per (hour, type, effective severity, hostname). */
 async function pendingRows(ch: ClickHouseClient, ts: TypeSettings, pending: readonly number[]): Promise<RawRow[]> {
   if (pending.length === 0) return [];
-  const lo = new Date(Math.min(...pending) * 1000);
-  const hi = new Date((Math.max(...pending) + 3600) * 1000);
-  const list = joinSql(
-    pending.map((h) => sql`${new Date(h * 1000)}`),
-    ', ',
-  );
   return queryRows<RawRow>(
     ch,
     sql`SELECT toUnixTimestamp(toStartOfHour(occurred_at, 'UTC')) AS hour, type, ${effectiveSeveritySql(ts)} AS sev, hostname,
                uniqExact(event_id) AS events
-        FROM events PREWHERE occurred_at >= ${lo} AND occurred_at < ${hi}
-        WHERE toStartOfHour(occurred_at, 'UTC') IN (${list}) AND ${visibleTypeSql(ts)}
+        FROM events PREWHERE ${occurredHoursSql(pending)}
+        WHERE ${visibleTypeSql(ts)}
         GROUP BY hour, type, sev, hostname`,
   );
 }

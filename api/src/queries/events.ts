@@ -5,6 +5,7 @@ import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts'
 import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
 import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
 import { joinSql, sql, type Sql } from '@watchpost/runtime/clickhouse/sql.ts';
+import { occurredRangeSql } from '@watchpost/runtime/clickhouse/events-table.ts';
 import type { Severity } from '@watchpost/runtime/config/config.ts';
 import { effectiveSeverity, effectiveSeveritySql, isHidden, visibleTypeSql, type TypeSettings } from './type-settings.ts';
 
@@ -70,8 +71,7 @@ export function normaliseTypePrefix(p: string): string {
 export function eventConditions(f: EventFilters, ts: TypeSettings): Sql[] {
   const c: Sql[] = [visibleTypeSql(ts)];
   if (f.hostname !== undefined) c.push(sql`hostname = ${f.hostname}`);
-  if (f.from) c.push(sql`occurred_at >= ${f.from}`);
-  if (f.toExclusive) c.push(sql`occurred_at < ${f.toExclusive}`);
+  if (f.from || f.toExclusive) c.push(occurredRangeSql({ from: f.from, toExclusive: f.toExclusive }));
   if (f.typePrefix !== undefined) {
     const p = normaliseTypePrefix(f.typePrefix);
     c.push(sql`(type = ${p} OR startsWith(type, ${p + '.'}))`);
@@ -155,17 +155,18 @@ async function fetchRows(
   const times = keys.map((k) => Number(k.occurred_ts));
   const lo = new Date(Math.min(...times) * 1000);
   const hi = new Date(Math.max(...times) * 1000);
+  // PREWHERE on the ids: the wide columns are read only where a key matched.
   const rows = await queryRows<RawRow>(
     ch,
     sql`SELECT ${rowColumns(ts)} FROM events
+        PREWHERE event_id IN (${joinSql(
+          keys.map((k) => sql`${k.event_id}`),
+          ', ',
+        )})
         WHERE hostname IN (${joinSql(
           hosts.map((h) => sql`${h}`),
           ', ',
-        )}) AND occurred_at >= ${lo} AND occurred_at <= ${hi}
-          AND event_id IN (${joinSql(
-            keys.map((k) => sql`${k.event_id}`),
-            ', ',
-          )})
+        )}) AND ${occurredRangeSql({ from: lo, toInclusive: hi })}
         LIMIT 1 BY event_id`,
   );
   const byId = new Map(rows.map((r) => [r.event_id, r]));
@@ -214,16 +215,16 @@ export async function recentEvents(
   from: Date,
   limit: number,
 ): Promise<EventRow[]> {
-  const where = joinSql(eventConditions({ from }, ts), ' AND ');
+  const where = joinSql(eventConditions({}, ts), ' AND ');
   const cut = await queryRows<{ ts: number | string }>(
     ch,
-    sql`SELECT toUnixTimestamp(occurred_at) AS ts FROM events PREWHERE occurred_at >= ${from} WHERE ${where}
+    sql`SELECT toUnixTimestamp(occurred_at) AS ts FROM events PREWHERE ${occurredRangeSql({ from })} WHERE ${where}
         ORDER BY occurred_at DESC LIMIT ${limit - 1}, 1`,
   );
   const keysSince = (since: Date) =>
     queryRows<{ event_id: string; hostname: string; occurred_ts: number | string }>(
       ch,
-      sql`SELECT event_id, hostname, toUnixTimestamp(occurred_at) AS occurred_ts FROM events PREWHERE occurred_at >= ${since} WHERE ${where}
+      sql`SELECT event_id, hostname, toUnixTimestamp(occurred_at) AS occurred_ts FROM events PREWHERE ${occurredRangeSql({ from: since })} WHERE ${where}
           ORDER BY occurred_at DESC, event_id DESC LIMIT 1 BY event_id LIMIT ${limit}`,
     );
   let keys = await keysSince(cut[0] ? new Date(Number(cut[0].ts) * 1000) : from);

@@ -6,7 +6,8 @@
 // may still be stale: those logged at or after it, which the dashboard reads from `events` directly.
 import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
 import { execSql, queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { joinSql, sql } from '@watchpost/runtime/clickhouse/sql.ts';
+import { sql } from '@watchpost/runtime/clickhouse/sql.ts';
+import { occurredHoursSql } from '@watchpost/runtime/clickhouse/events-table.ts';
 import { dropExpiredPartitions } from './retention.ts';
 
 /**
@@ -53,19 +54,12 @@ export function chunkHours(hours: readonly number[], size = HOURS_PER_INSERT): n
 /** Recomputes the given hours (unix seconds) of `events` into `events_hourly` with `version`. */
 export async function recomputeHours(ch: ClickHouseClient, hours: readonly number[], version: number): Promise<void> {
   for (const group of chunkHours([...hours].sort((a, b) => a - b))) {
-    const lo = toDate(group[0]!);
-    const hi = toDate(group[group.length - 1]! + 3600);
-    const list = joinSql(
-      group.map((h) => sql`${toDate(h)}`),
-      ', ',
-    );
     await execSql(
       ch,
       sql`INSERT INTO events_hourly (hour, type, severity, hostname, events, version)
           SELECT toStartOfHour(occurred_at, 'UTC') AS hour, type, severity, hostname, uniqExact(event_id) AS events, toUInt64(${version}) AS version
           FROM events
-          PREWHERE occurred_at >= ${lo} AND occurred_at < ${hi}
-          WHERE hour IN (${list})
+          PREWHERE ${occurredHoursSql(group)}
           GROUP BY hour, type, severity, hostname`,
     );
   }
