@@ -10,6 +10,7 @@ import { loadConfig } from '@watchpost/runtime/config/config.ts';
 import { decodeEnvelope } from '@watchpost/schemas';
 import { sampleEvent } from '@watchpost/schemas/fixtures.ts';
 import { buildIngestApp, type IngestService } from './app.ts';
+import { IngestPipeline } from './pipeline.ts';
 import { createApiKey, revokeApiKey } from './api-keys.ts';
 import { memoryLogger, topicReader } from './testing.ts';
 
@@ -298,6 +299,48 @@ describe('POST /api/v1/events', () => {
     for (const o of ['created', 'duplicate', 'rejected', 'unauthorized', 'too_large', 'unavailable'])
       expect(text).toMatch(new RegExp(`ingest_events_total\\{outcome="${o}"\\} [1-9]`));
     expect(JSON.stringify(logs.lines())).not.toContain(key);
+  });
+});
+
+describe('the commit after the Kafka ack', () => {
+  it('answers 201 before the commit, and the claim is committed right after', async () => {
+    const ev = sampleEvent();
+    expect((await post(ev)).statusCode).toBe(201);
+    const deadline = Date.now() + 2000;
+    while ((await ingest.claims.state(ev.event_id)).state !== 'stored' && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 10));
+    expect((await ingest.claims.state(ev.event_id)).state).toBe('stored');
+  });
+
+  it('an ack too late to trust the claim: the commit decides (409 when the claim was taken meanwhile)', async () => {
+    // The real Kafka sink, slowed past the provisional TTL; meanwhile another request claims the id.
+    const ev = sampleEvent();
+    const slow = {
+      send: async (m: Parameters<IngestService['sink']['send']>[0]) => {
+        await new Promise((r) => setTimeout(r, PROVISIONAL_MS + 100));
+        expect(await ingest.claims.claim([ev.event_id], 'another-request')).toEqual(['claimed']);
+        await ingest.sink.send(m);
+      },
+      ready: () => ingest.sink.ready(),
+      close: async () => {},
+    };
+    const pipeline = new IngestPipeline({
+      claims: ingest.claims,
+      sink: slow,
+      log: logs.log,
+      lingerMs: 0,
+      maxBatch: 10,
+      timeoutMs: 3000,
+      pendingWaitMs: 3000,
+    });
+    const o = await pipeline.submit({
+      eventId: ev.event_id,
+      key: ev.host.hostname,
+      value: JSON.stringify(ev),
+      receivedAt: 'now',
+    });
+    expect(o).toEqual({ status: 'duplicate', reason: 'event_id claimed by another request meanwhile' });
+    await pipeline.close();
   });
 });
 
