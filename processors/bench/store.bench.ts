@@ -76,18 +76,25 @@ try {
   // 1) The store processor (the production role, in this process).
   const clients = new Clients(config);
   const storeStart = Date.now();
+  if (process.env.BENCH_WINDOW) console.error(`WINDOW start ${Number(process.hrtime.bigint() / 1000n)}`);
   const role = await storeRole({ config, log: createLogger('silent', 'bench'), clients });
   let firstRowS = 0;
+  let firstRows = 0;
   for (let n = 0; n < N; n = await count('events')) {
-    if (n > 0 && firstRowS === 0) firstRowS = (Date.now() - storeStart) / 1000;
+    if (n > 0 && firstRowS === 0) {
+      firstRowS = (Date.now() - storeStart) / 1000;
+      firstRows = n;
+    }
     await sleep(100);
   }
   const storeS = (Date.now() - storeStart) / 1000;
+  const storeSteadyRate = (N - firstRows) / (storeS - firstRowS);
+  if (process.env.BENCH_WINDOW) console.error(`WINDOW ${process.env.BENCH_WINDOW} ${Number(process.hrtime.bigint() / 1000n)}`);
   await role.close?.();
   await clients.close();
   const storeRate = N / storeS;
   console.log(
-    `store processor  (kafkajs -> TabSeparated inserts): ${fmt(N)} rows in ${storeS.toFixed(2)} s = ${fmt(storeRate)} events/s (first rows after ${firstRowS.toFixed(1)} s)`,
+    `store processor  (kafkajs -> TabSeparated inserts): ${fmt(N)} rows in ${storeS.toFixed(2)} s = ${fmt(storeRate)} events/s (first rows after ${firstRowS.toFixed(1)} s; from then ${fmt(storeSteadyRate)} events/s)`,
   );
 
   // 2) ClickHouse's Kafka engine + materialized view into a copy of the events table.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEnvelope, encodeEnvelope } from './envelope.ts';
+import { decodeEnvelope, encodeEnvelope, rawEventJson } from './envelope.ts';
 import { sampleEvent } from './fixtures.ts';
 
 describe('event envelope', () => {
@@ -7,7 +7,7 @@ describe('event envelope', () => {
     const env = { received_at: '2024-05-01T12:00:00.123Z', event: sampleEvent() };
     const buf = encodeEnvelope(env);
     expect(JSON.parse(buf.toString())).toEqual(env);
-    expect(decodeEnvelope(buf)).toEqual({ ok: true, envelope: env });
+    expect(decodeEnvelope(buf)).toEqual({ ok: true, envelope: env, eventJson: JSON.stringify(env.event) });
   });
 
   it('gives a reason for every poison message', () => {
@@ -31,5 +31,33 @@ describe('event envelope', () => {
       expect(r.ok).toBe(false);
       if (!r.ok) expect(r.reason).toMatch(reason);
     }
+  });
+});
+
+describe('the event text cut out of an envelope', () => {
+  const at = '2024-05-01T12:00:00.123Z';
+  const wrap = (event: string, tail = '}') => `{"received_at":"${at}","event":${event}${tail}`;
+
+  it('is the text the agent sent, braces, brackets, quotes and escapes in strings included', () => {
+    const ev = JSON.stringify(sampleEvent({ title: 'a } ] { [ "quoted" \\ \\" end', details: { k: ['}', { '{': '"' }] } }));
+    const pretty = `{\n  "x" : "}\\"{" ,\n  "y": [1, {"z": "]"}]\n}`;
+    expect(rawEventJson(wrap(ev))).toBe(ev);
+    expect(rawEventJson(wrap(pretty, ' }\n'))).toBe(pretty);
+    expect(JSON.parse(rawEventJson(wrap(pretty))!)).toEqual(JSON.parse(pretty));
+  });
+
+  it('is not guessed for any other layout', () => {
+    const ev = JSON.stringify(sampleEvent());
+    expect(rawEventJson(wrap(ev, ',"event":{}}'))).toBeUndefined(); // a repeated key: JSON.parse keeps the last
+    expect(rawEventJson(wrap(ev, `,"received_at":"${at}"}`))).toBeUndefined();
+    expect(rawEventJson(`{"event":${ev},"received_at":"${at}"}`)).toBeUndefined();
+    expect(rawEventJson(`{ "received_at":"${at}","event":${ev}}`)).toBeUndefined();
+    expect(rawEventJson(wrap('[1]'))).toBeUndefined();
+  });
+
+  it('decodeEnvelope leaves it out when the layout differs, and the row serialises the event then', () => {
+    const event = sampleEvent();
+    const r = decodeEnvelope(Buffer.from(`{"event":${JSON.stringify(event)},"received_at":"${at}"}`));
+    expect(r).toEqual({ ok: true, envelope: { received_at: at, event } });
   });
 });

@@ -8,7 +8,8 @@ export interface EventEnvelope {
   event: EventV1;
 }
 
-export type DecodeResult = { ok: true; envelope: EventEnvelope } | { ok: false; reason: string };
+/** `eventJson`: the event's own JSON text from the message, when it can be cut out exactly. */
+export type DecodeResult = { ok: true; envelope: EventEnvelope; eventJson?: string } | { ok: false; reason: string };
 
 export function encodeEnvelope(env: EventEnvelope): Buffer {
   return Buffer.from(JSON.stringify({ received_at: env.received_at, event: env.event }));
@@ -16,11 +17,44 @@ export function encodeEnvelope(env: EventEnvelope): Buffer {
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
+const EVENT_PREFIX = /^\{"received_at":"[^"\\]*","event":/;
+
+/** Index just past the JSON object or array that opens at `start` (the text is valid JSON). */
+function valueEnd(text: string, start: number): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \\ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 123 /* { */ || c === 91 /* [ */) depth++;
+    else if (c === 125 /* } */ || c === 93 /* ] */) {
+      if (--depth === 0) return i + 1;
+    }
+  }
+  return -1;
+}
+
+/**
+ * The event's text as ingest wrote it (`{"received_at":"...","event":<event>}`), so that sinks keep
+ * the agent's JSON without serialising it again; undefined for any other layout.
+ */
+export function rawEventJson(text: string): string | undefined {
+  const m = EVENT_PREFIX.exec(text);
+  if (!m || text.charCodeAt(m[0].length) !== 123) return undefined;
+  const end = valueEnd(text, m[0].length);
+  if (end < 0 || text.slice(end).trim() !== '}') return undefined;
+  return text.slice(m[0].length, end);
+}
+
 export function decodeEnvelope(buf: Buffer | null): DecodeResult {
   if (buf === null || buf.length === 0) return { ok: false, reason: 'empty message value' };
   let parsed: unknown;
+  const text = buf.toString('utf8');
   try {
-    parsed = JSON.parse(buf.toString('utf8'));
+    parsed = JSON.parse(text);
   } catch (err) {
     return { ok: false, reason: `value is not JSON: ${(err as Error).message}` };
   }
@@ -33,5 +67,8 @@ export function decodeEnvelope(buf: Buffer | null): DecodeResult {
   const v = validateEvent(event);
   if (!v.ok)
     return { ok: false, reason: `event fails schema v1: ${v.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}` };
-  return { ok: true, envelope: { received_at, event: v.event } };
+  const eventJson = rawEventJson(text);
+  return eventJson === undefined
+    ? { ok: true, envelope: { received_at, event: v.event } }
+    : { ok: true, envelope: { received_at, event: v.event }, eventJson };
 }

@@ -144,7 +144,10 @@ export function fixtureEnvelope(e: FixtureEvent, base: Date, id = randomUUID()):
 }
 
 export async function insertEnvelopes(ch: ClickHouseClient, envs: EventEnvelope[]): Promise<void> {
-  await insertEventRows(ch, envs.map(envelopeToRow));
+  await insertEventRows(
+    ch,
+    envs.map((e) => envelopeToRow(e)),
+  );
 }
 
 export async function correlate(pg: Pool, envs: EventEnvelope[]): Promise<void> {

@@ -2,7 +2,8 @@
 //
 // At-least-once, commit-after-work: messages of one partition are decoded, accumulated across fetches
 // until maxBatchSize or maxBatchMs, handed to handle(), and only when handle() returned are the
-// offsets committed. A failing handle() pauses the partition and is retried with capped exponential
+// offsets committed. A full batch is written in the background while the next fetch is decoded (one
+// write in flight per partition, in offset order), so decoding here and the sink's work overlap. A failing handle() pauses the partition and is retried with capped exponential
 // backoff; nothing past the last written message is ever committed. Poison messages (undecodable or
 // schema-invalid) go to the dead-letter topic with their reason and the partition moves on.
 //
@@ -16,6 +17,8 @@ import { decodeEnvelope, type EventEnvelope } from '@watchpost/schemas/envelope.
 
 export interface DecodedMessage {
   envelope: EventEnvelope;
+  /** The event's JSON text as received, when the envelope allowed cutting it out. */
+  eventJson?: string;
   key: string;
   partition: number;
   offset: string;
@@ -110,6 +113,8 @@ interface PartitionState {
   committedNext: string | null;
   /** Serializes eachBatch, the linger timer and stop() on one partition. */
   tail: Promise<void>;
+  /** The batch being written (at most one per partition); resolves false when given up at stop. */
+  writing: Promise<boolean> | null;
   busy: boolean;
   /** Since when the current batch keeps failing (0 = not failing). */
   failingSince: number;
@@ -160,9 +165,10 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
     sessionTimeout,
     heartbeatInterval: Math.min(3000, Math.floor(sessionTimeout / 10)),
     rebalanceTimeout: Math.max(sessionTimeout, 30_000),
-    // Large fetches so a batch of 10,000 ~1 KB messages needs few round trips.
-    maxBytesPerPartition: 16 * 1024 * 1024,
-    maxBytes: 64 * 1024 * 1024,
+    // Fetches of a few thousand ~1 KB messages: big enough for few round trips, small enough that
+    // decoding one does not hold up the writes for long (and the heap stays small).
+    maxBytesPerPartition: 4 * 1024 * 1024,
+    maxBytes: 16 * 1024 * 1024,
     maxWaitTimeInMs: Math.max(50, Math.min(1000, opts.maxBatchMs)),
     allowAutoTopicCreation: false,
   });
@@ -188,6 +194,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
         highWatermark: null,
         committedNext: null,
         tail: Promise.resolve(),
+        writing: null,
         busy: false,
         failingSince: 0,
         paused: false,
@@ -226,24 +233,46 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
     lagGauge.set({ consumer: name, group: groupId, partition: String(st.partition) }, Number(lag < 0n ? 0n : lag));
   };
 
-  /** Writes the pending batch (DLQ first, then handle), then commits. false = gave up (only while stopping). */
+  /**
+   * Hands the pending batch to the partition's writer and returns once it is under way; waits first
+   * for the write before it (order, and at most two batches in memory). false = a write was given up
+   * (only while stopping).
+   */
   const flush = async (st: PartitionState): Promise<boolean> => {
+    if (st.writing && !(await st.writing)) return false;
     if (st.pendingOffset === null) return true;
-    const upTo = st.pendingOffset;
-    const batch = st.buffer;
+    const job = { upTo: st.pendingOffset, batch: st.buffer, poison: st.poison };
+    clear(st);
+    st.writing = write(st, job);
+    return true;
+  };
+
+  /** Waits until nothing of this partition is being written. */
+  const drain = async (st: PartitionState): Promise<boolean> => (st.writing ? st.writing : true);
+
+  /** Writes one batch (DLQ first, then handle), then commits. false = gave up (only while stopping). */
+  const write = async (
+    st: PartitionState,
+    job: { upTo: string; batch: DecodedMessage[]; poison: Message[] },
+  ): Promise<boolean> => {
+    const { upTo, batch } = job;
     // Keep the group membership alive while a long insert or a retry loop blocks this partition.
     const beat = setInterval(() => void heartbeat?.().catch(() => {}), Math.min(1000, Math.floor(sessionTimeout / 10)));
     try {
       for (let attempt = 1; ; attempt++) {
         try {
           // Chunks stay far below the broker's 1 MB record-batch limit.
-          while (st.poison.length > 0) {
+          while (job.poison.length > 0) {
             let n = 0;
-            for (let bytes = 0; n < st.poison.length && (n === 0 || bytes + String(st.poison[n]!.value).length < 512 * 1024); n++)
-              bytes += String(st.poison[n]!.value).length;
-            await producer.send({ topic: opts.deadLetterTopic, acks: -1, messages: st.poison.slice(0, n) });
+            for (
+              let bytes = 0;
+              n < job.poison.length && (n === 0 || bytes + String(job.poison[n]!.value).length < 512 * 1024);
+              n++
+            )
+              bytes += String(job.poison[n]!.value).length;
+            await producer.send({ topic: opts.deadLetterTopic, acks: -1, messages: job.poison.slice(0, n) });
             deadLetters.inc({ consumer: name }, n);
-            st.poison = st.poison.slice(n);
+            job.poison = job.poison.slice(n);
           }
           if (batch.length > 0) {
             const end = handleSeconds.startTimer({ consumer: name });
@@ -285,7 +314,6 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
         log.warn({ err, consumer: name, partition: st.partition }, 'commit failed after a successful write');
       }
       consumedTotal.inc({ consumer: name }, batch.length);
-      clear(st);
       st.failingSince = 0;
       if (st.paused) {
         st.paused = false;
@@ -311,6 +339,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
         if (decoded.ok) {
           st.buffer.push({
             envelope: decoded.envelope,
+            ...(decoded.eventJson === undefined ? {} : { eventJson: decoded.eventJson }),
             key: m.key?.toString('utf8') ?? '',
             partition: batch.partition,
             offset: m.offset,
@@ -351,6 +380,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
   consumer.on(consumer.events.GROUP_JOIN, (e) => {
     // kafkajs restarts every assigned partition from its committed offset after a join: whatever was
     // buffered (resolved, never committed) will be fetched again.
+    // A write under way finishes (its commit may fail if the partition moved: read again, absorbed).
     for (const st of states.values())
       void withLock(st, async () => {
         clear(st);
@@ -386,7 +416,9 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
         clearInterval(tick);
         consumer.pause([{ topic }]);
         // Waits for any in-flight eachBatch/flush of each partition, then writes what is buffered.
-        await Promise.all([...states.values()].map((st) => withLock(st, () => flush(st)).catch(() => false)));
+        await Promise.all(
+          [...states.values()].map((st) => withLock(st, async () => (await flush(st)) && drain(st)).catch(() => false)),
+        );
         await consumer.disconnect().catch((err: unknown) => log.warn({ err }, 'consumer disconnect failed'));
         await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
         log.info({ consumer: name }, 'batch consumer stopped');

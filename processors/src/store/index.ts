@@ -21,7 +21,7 @@ export const storeRole: RoleStarter = async ({ config, log, clients }) => {
     maxBatchMs: config.store.batchMs,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
     log,
-    handle: (batch) => inserter.insert(batch.map((m) => envelopeToRow(m.envelope))),
+    handle: (batch) => inserter.insert(batch.map((m) => envelopeToRow(m.envelope, m.eventJson))),
   });
   const retention = startRetention({ ch, database: config.clickhouseDatabase, retentionDays: config.retentionDays, log });
   return {

@@ -76,7 +76,8 @@ export function pickDetail(details: unknown, keys: readonly string[]): string {
   return '';
 }
 
-export function envelopeToRow(env: EventEnvelope): EventRow {
+/** `eventJson`: the event's text as received (kept as is); else the event is serialised. */
+export function envelopeToRow(env: EventEnvelope, eventJson?: string): EventRow {
   const e = env.event;
   return {
     event_id: e.event_id,
@@ -98,6 +99,6 @@ export function envelopeToRow(env: EventEnvelope): EventRow {
     fingerprint: e.fingerprint ?? '',
     actor_user: pickDetail(e.details, ACTOR_USER_KEYS),
     source_ip: pickDetail(e.details, SOURCE_IP_KEYS),
-    event_json: JSON.stringify(e),
+    event_json: eventJson ?? JSON.stringify(e),
   };
 }

@@ -69,7 +69,7 @@ describe('TabSeparated insert', () => {
         i,
       ),
     );
-    const rows = envs.map(envelopeToRow);
+    const rows = envs.map((e) => envelopeToRow(e));
     await insertEventRows(s.ch, rows);
     const back = await queryRows<Record<string, unknown>>(
       s.ch,
@@ -158,7 +158,10 @@ describe('store role', () => {
     const old = makeEnvelope({}, 1, new Date(now.getTime() - 40 * 86_400_000));
     const edge = makeEnvelope({}, 2, new Date(now.getTime() - 29 * 86_400_000));
     const fresh = makeEnvelope({}, 3, now);
-    await insertEventRows(s.ch, [old, edge, fresh].map(envelopeToRow));
+    await insertEventRows(
+      s.ch,
+      [old, edge, fresh].map((e) => envelopeToRow(e)),
+    );
     const dropped = await dropExpiredPartitions(s.ch, s.config.clickhouseDatabase, 30, now);
     const day = (d: Date) => d.toISOString().slice(0, 10).replaceAll('-', '');
     expect(dropped).toEqual([day(new Date(old.received_at))]);
@@ -174,7 +177,10 @@ describe('store role', () => {
     const now = new Date();
     const at = (days: number) => new Date(now.getTime() - days * 86_400_000);
     const envs = [40, 29, 0].map((d, i) => makeEnvelope({ occurred_at: at(d).toISOString() }, i + 1, at(d)));
-    await insertEventRows(s.ch, envs.map(envelopeToRow));
+    await insertEventRows(
+      s.ch,
+      envs.map((e) => envelopeToRow(e)),
+    );
     await runHourlyRollup(s.ch, s.config.clickhouseDatabase);
     const rolled = async () =>
       (
