@@ -57,6 +57,17 @@ function post(body: unknown, headers: Record<string, string> = { 'x-api-key': ke
   });
 }
 
+/** The claim's state once it is `want` (the commit follows the 201), or after 2 s. */
+async function claimStateSoon(eventId: string, want: string): Promise<string> {
+  const deadline = Date.now() + 2000;
+  let st = (await ingest.claims.state(eventId)).state;
+  while (st !== want && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 10));
+    st = (await ingest.claims.state(eventId)).state;
+  }
+  return st;
+}
+
 async function messagesFor(eventId: string) {
   const all = await reader.caughtUp();
   return all.filter((m) => m.value.includes(eventId));
@@ -101,8 +112,8 @@ describe('POST /api/v1/events', () => {
     expect(msgs).toHaveLength(1);
     expect(msgs[0]!.key).toBe('db-7');
     const decoded = decodeEnvelope(Buffer.from(msgs[0]!.value));
-    expect(decoded).toEqual({ ok: true, envelope: { received_at: body.received_at, event: ev } });
-    expect((await ingest.claims.state(ev.event_id)).state).toBe('stored');
+    expect(decoded).toEqual({ ok: true, envelope: { received_at: body.received_at, event: ev }, eventJson: JSON.stringify(ev) });
+    expect(await claimStateSoon(ev.event_id, 'stored')).toBe('stored');
   });
 
   it('409 for a stored event_id whatever its content; nothing is appended again', async () => {
@@ -273,6 +284,7 @@ describe('POST /api/v1/events', () => {
   it('committed claims carry the retention TTL and read back from a new Redis connection', async () => {
     const ev = sampleEvent();
     expect((await post(ev)).statusCode).toBe(201);
+    expect(await claimStateSoon(ev.event_id, 'stored')).toBe('stored');
     const fresh = createRedis(stores.config.redisUrl);
     try {
       expect(await fresh.get(ingest.claims.key(ev.event_id))).toBe('c');
@@ -306,10 +318,7 @@ describe('the commit after the Kafka ack', () => {
   it('answers 201 before the commit, and the claim is committed right after', async () => {
     const ev = sampleEvent();
     expect((await post(ev)).statusCode).toBe(201);
-    const deadline = Date.now() + 2000;
-    while ((await ingest.claims.state(ev.event_id)).state !== 'stored' && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 10));
-    expect((await ingest.claims.state(ev.event_id)).state).toBe('stored');
+    expect(await claimStateSoon(ev.event_id, 'stored')).toBe('stored');
   });
 
   it('an ack too late to trust the claim: the commit decides (409 when the claim was taken meanwhile)', async () => {

@@ -8,8 +8,9 @@
 import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
 import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
 import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
-import { joinSql, sql, Sql } from '@watchpost/runtime/clickhouse/sql.ts';
+import { sql, Sql } from '@watchpost/runtime/clickhouse/sql.ts';
 import { occurredHoursSql } from '@watchpost/runtime/clickhouse/events-table.ts';
+import { notInHoursSql, pendingHours } from './hourly.ts';
 import { SEVERITIES, type Severity } from '@watchpost/runtime/config/config.ts';
 import { effectiveSeveritySql, visibleTypeSql, type TypeSettings } from './type-settings.ts';
 import { recentEvents, type EventRow } from './events.ts';
@@ -52,24 +53,6 @@ export function summaryWindow(now: Date): { from: Date } {
   return { from: new Date(Math.floor((now.getTime() - SUMMARY_WINDOW_HOURS * HOUR_MS) / HOUR_MS) * HOUR_MS) };
 }
 
-/**
- * Hours of the window that may be stale in `events_hourly`: logged as changed (any INSERT into
- * `events`, replays included) at or after the rollup's watermark. These are read from `events`.
- */
-function pendingHoursSql(from: Date): Sql {
-  return sql`SELECT DISTINCT toUnixTimestamp(hour) AS h FROM events_changed_hours
-    WHERE changed_at >= (SELECT max(watermark) FROM events_hourly_state) AND hour >= ${from}`;
-}
-
-/** `hour NOT IN (pending)` (`1` when none is pending). */
-function notPendingSql(pending: readonly number[], col = 'hour'): Sql {
-  if (pending.length === 0) return sql`1`;
-  return sql`${new Sql(col)} NOT IN (${joinSql(
-    pending.map((h) => sql`${new Date(h * 1000)}`),
-    ', ',
-  )})`;
-}
-
 /** Grouped rows of the rolled-up hours of the window (exact: FINAL keeps each key's latest recount). */
 function rolledUpRows(
   ts: TypeSettings,
@@ -80,7 +63,7 @@ function rolledUpRows(
 ): Sql {
   const k = new Sql(keys);
   return sql`(SELECT ${k}, sum(events) AS c FROM events_hourly FINAL
-    WHERE hour >= ${from} AND ${notPendingSql(pending)} AND ${visibleTypeSql(ts)} AND ${extra} GROUP BY ${k})`;
+    WHERE hour >= ${from} AND ${notInHoursSql(pending)} AND ${visibleTypeSql(ts)} AND ${extra} GROUP BY ${k})`;
 }
 
 interface RawRow {
@@ -151,7 +134,7 @@ export async function dashboardSummary(
   const quickQ = recentEvents(ch, pg, ts, quickFrom, recentN);
   // Which hours are not rolled up yet decides where each hour is read from (one small query first).
   const eventFigures = (async () => {
-    const pending = (await queryRows<{ h: number | string }>(ch, pendingHoursSql(from))).map((r) => Number(r.h));
+    const pending = await pendingHours(ch, from);
     // With pending hours every host's rolled-up total is needed to rank the sum; else the top N suffice.
     const hostLimit = pending.length === 0 ? sql`LIMIT ${topN}` : sql``;
     return Promise.all([

@@ -6,6 +6,7 @@ import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
 import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
 import { joinSql, sql, type Sql } from '@watchpost/runtime/clickhouse/sql.ts';
 import { occurredRangeSql } from '@watchpost/runtime/clickhouse/events-table.ts';
+import { countsByHour } from './hourly.ts';
 import type { Severity } from '@watchpost/runtime/config/config.ts';
 import { effectiveSeverity, effectiveSeveritySql, isHidden, visibleTypeSql, type TypeSettings } from './type-settings.ts';
 
@@ -69,9 +70,15 @@ export function normaliseTypePrefix(p: string): string {
 
 /** WHERE conditions of the events list (also used for the recent events of the dashboard). */
 export function eventConditions(f: EventFilters, ts: TypeSettings): Sql[] {
+  const c = filterConditions(f, ts);
+  if (f.from || f.toExclusive) c.push(occurredRangeSql({ from: f.from, toExclusive: f.toExclusive }));
+  return c;
+}
+
+/** The filters but the time range: only type, severity and hostname (also valid on `events_hourly`). */
+function filterConditions(f: EventFilters, ts: TypeSettings): Sql[] {
   const c: Sql[] = [visibleTypeSql(ts)];
   if (f.hostname !== undefined) c.push(sql`hostname = ${f.hostname}`);
-  if (f.from || f.toExclusive) c.push(occurredRangeSql({ from: f.from, toExclusive: f.toExclusive }));
   if (f.typePrefix !== undefined) {
     const p = normaliseTypePrefix(f.typePrefix);
     c.push(sql`(type = ${p} OR startsWith(type, ${p + '.'}))`);
@@ -180,7 +187,21 @@ export interface EventPage {
   items: EventRow[];
 }
 
-/** One page of events, newest first (occurred_at, then event_id), with the exact total. */
+/** Start of the newest hours that together hold at least `n` events (undefined when all hours do not). */
+export function pageBound(byHour: ReadonlyMap<number, number>, n: number): Date | undefined {
+  let acc = 0;
+  for (const h of [...byHour.keys()].sort((a, b) => b - a)) {
+    acc += byHour.get(h)!;
+    if (acc >= n) return new Date(h * 1000);
+  }
+  return undefined;
+}
+
+/**
+ * One page of events, newest first (occurred_at, then event_id), with the exact total. The total and
+ * the exact counts per hour come from the hourly rollup where it is current (queries/hourly.ts); the
+ * page then reads only the newest hours that hold it, not the whole range.
+ */
 export async function listEvents(
   ch: ClickHouseClient,
   pg: Pool,
@@ -189,18 +210,26 @@ export async function listEvents(
   page: number,
   pageSize: number,
 ): Promise<EventPage> {
-  const where = joinSql(eventConditions(f, ts), ' AND ');
   const offset = (page - 1) * pageSize;
-  const [totalRows, keys] = await Promise.all([
-    queryRows<{ total: number | string }>(ch, sql`SELECT uniqExact(event_id) AS total FROM events WHERE ${where}`),
-    queryRows<{ event_id: string; hostname: string; occurred_ts: number | string }>(
+  const byHour = await countsByHour(ch, { from: f.from, toExclusive: f.toExclusive }, joinSql(filterConditions(f, ts), ' AND '));
+  let total = 0;
+  for (const n of byHour.values()) total += n;
+  if (offset >= total) return { total, page, page_size: pageSize, items: [] };
+  const keysFrom = async (from: Date | undefined) => {
+    const where = joinSql(eventConditions({ ...f, from }, ts), ' AND ');
+    return queryRows<{ event_id: string; hostname: string; occurred_ts: number | string }>(
       ch,
       sql`SELECT event_id, hostname, toUnixTimestamp(occurred_at) AS occurred_ts FROM events WHERE ${where}
           ORDER BY occurred_at DESC, event_id DESC LIMIT 1 BY event_id LIMIT ${offset}, ${pageSize}`,
-    ),
-  ]);
+    );
+  };
+  const bound = pageBound(byHour, offset + pageSize);
+  const from = bound && (!f.from || bound > f.from) ? bound : f.from;
+  let keys = await keysFrom(from);
+  // The counts say the page lies within; read the whole range should a concurrent insert disagree.
+  if (keys.length < Math.min(pageSize, total - offset) && from !== f.from) keys = await keysFrom(f.from);
   const items = await withFlaps(pg, await fetchRows(ch, ts, keys));
-  return { total: Number(totalRows[0]?.total ?? 0), page, page_size: pageSize, items };
+  return { total, page, page_size: pageSize, items };
 }
 
 /**

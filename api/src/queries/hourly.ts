@@ -1,0 +1,71 @@
+// Exact event counts per UTC hour of occurred_at, cheap on any range: hours the rollup job has
+// recomputed since they last changed come from `events_hourly` (migration 0400, thousands of rows),
+// the rest from `events` with uniqExact (normally the current hour or two, plus the partial hours at
+// the edges of a range that does not start or end on a whole hour). Used by the dashboard summary
+// and the events list (its total, and how far back a page has to read).
+import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
+import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
+import { joinSql, sql, Sql } from '@watchpost/runtime/clickhouse/sql.ts';
+import { occurredHoursSql, occurredRangeSql } from '@watchpost/runtime/clickhouse/events-table.ts';
+
+export const HOUR_S = 3600;
+
+/**
+ * Hours (unix seconds) at or after `from` that may be stale in `events_hourly`: logged as changed
+ * (any INSERT into `events`, replays included) at or after the rollup's watermark.
+ */
+export async function pendingHours(ch: ClickHouseClient, from?: Date): Promise<number[]> {
+  const rows = await queryRows<{ h: number | string }>(
+    ch,
+    sql`SELECT DISTINCT toUnixTimestamp(hour) AS h FROM events_changed_hours
+        WHERE changed_at >= (SELECT max(watermark) FROM events_hourly_state) AND hour >= ${from ?? new Date(0)}`,
+  );
+  return rows.map((r) => Number(r.h));
+}
+
+/** `hour NOT IN (hours)` (`1` when the list is empty). */
+export function notInHoursSql(hours: readonly number[], col = 'hour'): Sql {
+  if (hours.length === 0) return sql`1`;
+  return sql`${new Sql(col)} NOT IN (${joinSql(
+    hours.map((h) => sql`${new Date(h * 1000)}`),
+    ', ',
+  )})`;
+}
+
+const hourOf = (d: Date) => Math.floor(d.getTime() / 1000 / HOUR_S) * HOUR_S;
+
+/**
+ * Exact matching events per hour within [from, toExclusive) (either open). `where` must only use the
+ * columns both tables have (type, severity, hostname); `occurred_at` bounds are added here.
+ */
+export async function countsByHour(
+  ch: ClickHouseClient,
+  range: { from?: Date; toExclusive?: Date },
+  where: Sql,
+): Promise<Map<number, number>> {
+  const { from, toExclusive } = range;
+  // Hours only partly inside the range are counted from `events` with the exact bounds.
+  const edges: number[] = [];
+  if (from && from.getTime() / 1000 !== hourOf(from)) edges.push(hourOf(from));
+  if (toExclusive && toExclusive.getTime() / 1000 !== hourOf(toExclusive)) edges.push(hourOf(toExclusive));
+  const exact = [...new Set([...(await pendingHours(ch, from)), ...edges])];
+  const rolled: Sql[] = [notInHoursSql(exact), where];
+  if (from) rolled.push(sql`hour >= ${from}`);
+  if (toExclusive) rolled.push(sql`hour <= ${new Date(toExclusive.getTime() - HOUR_S * 1000)}`);
+  const [a, b] = await Promise.all([
+    queryRows<{ h: number | string; n: number | string }>(
+      ch,
+      sql`SELECT toUnixTimestamp(hour) AS h, sum(events) AS n FROM events_hourly FINAL WHERE ${joinSql(rolled, ' AND ')} GROUP BY h`,
+    ),
+    exact.length === 0
+      ? Promise.resolve([])
+      : queryRows<{ h: number | string; n: number | string }>(
+          ch,
+          sql`SELECT toUnixTimestamp(toStartOfHour(occurred_at, 'UTC')) AS h, uniqExact(event_id) AS n FROM events
+              PREWHERE ${occurredHoursSql(exact)} AND ${occurredRangeSql(range)} WHERE ${where} GROUP BY h`,
+        ),
+  ]);
+  const out = new Map<number, number>();
+  for (const r of [...a, ...b]) if (Number(r.n) > 0) out.set(Number(r.h), (out.get(Number(r.h)) ?? 0) + Number(r.n));
+  return out;
+}
