@@ -56,10 +56,14 @@ async function startServer(mode: 'bare' | 'ingest'): Promise<{ child: ChildProce
   };
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of each server process there.
   const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
-  const child = spawn(process.execPath, [...prof, fileURLToPath(new URL('./server.ts', import.meta.url)), mode], {
-    env,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=TimeoutNegativeWarning', ...prof, fileURLToPath(new URL('./server.ts', import.meta.url)), mode],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const rl = createInterface({ input: child.stdout! });
   const [line] = (await once(rl, 'line')) as [string];
   const { port } = JSON.parse(line) as { port: number };

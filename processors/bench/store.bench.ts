@@ -76,7 +76,6 @@ try {
   // 1) The store processor (the production role, in this process).
   const clients = new Clients(config);
   const storeStart = Date.now();
-  if (process.env.BENCH_WINDOW) console.error(`WINDOW start ${Number(process.hrtime.bigint() / 1000n)}`);
   const role = await storeRole({ config, log: createLogger('silent', 'bench'), clients });
   let firstRowS = 0;
   let firstRows = 0;
@@ -89,7 +88,6 @@ try {
   }
   const storeS = (Date.now() - storeStart) / 1000;
   const storeSteadyRate = (N - firstRows) / (storeS - firstRowS);
-  if (process.env.BENCH_WINDOW) console.error(`WINDOW ${process.env.BENCH_WINDOW} ${Number(process.hrtime.bigint() / 1000n)}`);
   await role.close?.();
   await clients.close();
   const storeRate = N / storeS;
@@ -128,19 +126,32 @@ try {
     query: `CREATE MATERIALIZED VIEW events_kafka_mv TO events_kafka_copy AS SELECT ${EVENT_COLUMNS.join(', ')} FROM events_kafka_queue`,
   });
   let engineRows = 0;
-  while ((engineRows = await count('events_kafka_copy')) < N && Date.now() - engineStart < ENGINE_TIMEOUT_S * 1000)
+  let engineFirstS = 0;
+  let engineFirstRows = 0;
+  while ((engineRows = await count('events_kafka_copy')) < N && Date.now() - engineStart < ENGINE_TIMEOUT_S * 1000) {
+    if (engineRows > 0 && engineFirstS === 0) {
+      engineFirstS = (Date.now() - engineStart) / 1000;
+      engineFirstRows = engineRows;
+    }
     await sleep(100);
+  }
   const engineS = (Date.now() - engineStart) / 1000;
+  const engineSteadyRate = engineFirstS > 0 ? (engineRows - engineFirstRows) / (engineS - engineFirstS) : 0;
   await ch.command({ query: 'DROP TABLE events_kafka_mv' });
   await ch.command({ query: 'DROP TABLE events_kafka_queue' });
   const engineRate = engineRows / engineS;
   const engineNote = engineRows < N ? ` (stopped after ${ENGINE_TIMEOUT_S} s with ${fmt(engineRows)} of ${fmt(N)} rows)` : '';
   console.log(
-    `Kafka engine     (JSONEachRow flat rows -> MV):     ${fmt(engineRows)} rows in ${engineS.toFixed(2)} s = ${fmt(engineRate)} events/s${engineNote}`,
+    `Kafka engine     (JSONEachRow flat rows -> MV):     ${fmt(engineRows)} rows in ${engineS.toFixed(2)} s = ${fmt(engineRate)} events/s (first rows after ${engineFirstS.toFixed(1)} s; from then ${fmt(engineSteadyRate)} events/s)${engineNote}`,
   );
+  // Targets are judged on the whole drain (start-up included); the "from then" rates leave out the
+  // time before the first rows (group join, first fetch, first batch).
   const ratio = engineRate > 0 ? storeRate / engineRate : Infinity;
-  console.log(`ratio store / Kafka engine: ${ratio.toFixed(2)}  (target >= 1.0: ${ratio >= 1 ? 'reached' : 'NOT reached'})`);
-  console.log(`store target >= 50,000 events/s: ${storeRate >= 50_000 ? 'reached' : 'NOT reached'}`);
+  const steadyRatio = engineSteadyRate > 0 ? storeSteadyRate / engineSteadyRate : Infinity;
+  console.log(
+    `ratio store / Kafka engine: ${ratio.toFixed(2)} (from the first rows on: ${steadyRatio.toFixed(2)})  (target >= 1.0: ${ratio >= 1 ? 'reached' : 'NOT reached'})`,
+  );
+  console.log(`store target >= 50,000 events/s over the whole drain: ${storeRate >= 50_000 ? 'reached' : 'NOT reached'}`);
 } finally {
   const admin = kafka.admin();
   await admin.connect();
