@@ -2,7 +2,8 @@
 // processor, then lets ClickHouse's own Kafka engine (plus a materialized view) consume the same events
 // and compares events/s. The Kafka engine of 18.16 cannot map the nested envelope JSON onto columns,
 // so it reads a second topic holding the same events as flat JSONEachRow rows of the table's columns.
-// Env: BENCH_EVENTS (default 200000), BENCH_KAFKA_ENGINE_TIMEOUT_S (default 180).
+// Env: BENCH_EVENTS (default 1,000,000: enough that neither side is measured mostly starting up),
+// BENCH_KAFKA_ENGINE_TIMEOUT_S (default 180).
 import { Clients, createLogger } from '@watchpost/runtime';
 import { createKafka, ensureTopics } from '@watchpost/runtime/clients/kafka.ts';
 import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
@@ -13,7 +14,7 @@ import { storeRole } from '../src/store/index.ts';
 import { envelopeToRow, EVENT_COLUMNS } from '../src/store/rows.ts';
 import { makeEnvelope } from '../src/testing/events.ts';
 
-const N = Number(process.env.BENCH_EVENTS ?? 200_000);
+const N = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const ENGINE_TIMEOUT_S = Number(process.env.BENCH_KAFKA_ENGINE_TIMEOUT_S ?? 180);
 const PARTITIONS = 4;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -126,31 +127,21 @@ try {
     query: `CREATE MATERIALIZED VIEW events_kafka_mv TO events_kafka_copy AS SELECT ${EVENT_COLUMNS.join(', ')} FROM events_kafka_queue`,
   });
   let engineRows = 0;
-  let engineFirstS = 0;
-  let engineFirstRows = 0;
-  while ((engineRows = await count('events_kafka_copy')) < N && Date.now() - engineStart < ENGINE_TIMEOUT_S * 1000) {
-    if (engineRows > 0 && engineFirstS === 0) {
-      engineFirstS = (Date.now() - engineStart) / 1000;
-      engineFirstRows = engineRows;
-    }
+  while ((engineRows = await count('events_kafka_copy')) < N && Date.now() - engineStart < ENGINE_TIMEOUT_S * 1000)
     await sleep(100);
-  }
   const engineS = (Date.now() - engineStart) / 1000;
-  const engineSteadyRate = engineFirstS > 0 ? (engineRows - engineFirstRows) / (engineS - engineFirstS) : 0;
   await ch.command({ query: 'DROP TABLE events_kafka_mv' });
   await ch.command({ query: 'DROP TABLE events_kafka_queue' });
   const engineRate = engineRows / engineS;
   const engineNote = engineRows < N ? ` (stopped after ${ENGINE_TIMEOUT_S} s with ${fmt(engineRows)} of ${fmt(N)} rows)` : '';
   console.log(
-    `Kafka engine     (JSONEachRow flat rows -> MV):     ${fmt(engineRows)} rows in ${engineS.toFixed(2)} s = ${fmt(engineRate)} events/s (first rows after ${engineFirstS.toFixed(1)} s; from then ${fmt(engineSteadyRate)} events/s)${engineNote}`,
+    `Kafka engine     (JSONEachRow flat rows -> MV):     ${fmt(engineRows)} rows in ${engineS.toFixed(2)} s = ${fmt(engineRate)} events/s${engineNote}`,
   );
-  // Targets are judged on the whole drain (start-up included); the "from then" rates leave out the
-  // time before the first rows (group join, first fetch, first batch).
+  // Targets are judged on the whole drain, start-up included. The store's "from then" rate leaves out
+  // the time before its first rows (group join, first fetch, first batch); the Kafka engine writes in
+  // large blocks, so it has no comparable figure.
   const ratio = engineRate > 0 ? storeRate / engineRate : Infinity;
-  const steadyRatio = engineSteadyRate > 0 ? storeSteadyRate / engineSteadyRate : Infinity;
-  console.log(
-    `ratio store / Kafka engine: ${ratio.toFixed(2)} (from the first rows on: ${steadyRatio.toFixed(2)})  (target >= 1.0: ${ratio >= 1 ? 'reached' : 'NOT reached'})`,
-  );
+  console.log(`ratio store / Kafka engine: ${ratio.toFixed(2)}  (target >= 1.0: ${ratio >= 1 ? 'reached' : 'NOT reached'})`);
   console.log(`store target >= 50,000 events/s over the whole drain: ${storeRate >= 50_000 ? 'reached' : 'NOT reached'}`);
 } finally {
   const admin = kafka.admin();
