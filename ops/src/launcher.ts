@@ -11,6 +11,7 @@ import {
   loadConfig,
   metrics,
   registerHealth,
+  trustProxyOption,
   type RoleHandle,
 } from '@watchpost/runtime';
 import { roleStarters } from './role-registry.ts';
@@ -48,6 +49,7 @@ export async function launch(role: string | undefined, opts: LaunchOptions): Pro
     // Each role logs one line per outcome itself; fastify's two lines per request would double the cost at ingest rates.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.ingest.maxBodyBytes,
+    trustProxy: trustProxyOption(config.trustProxy),
   });
   lifecycle.onClose('http', () => app.close());
 

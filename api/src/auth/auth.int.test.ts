@@ -164,6 +164,37 @@ describe('login rate limit', () => {
   });
 });
 
+describe('client address behind a reverse proxy', () => {
+  const viaProxy = (hh: ApiHarness, username: string, password: string, forwardedFor: string) =>
+    hh.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username, password },
+      remoteAddress: '127.0.0.1',
+      headers: { 'x-forwarded-for': forwardedFor },
+    });
+
+  it('X-Forwarded-For is ignored unless SERVICE_TRUST_PROXY names the proxy', async () => {
+    // Not trusted (default): three failures under three forged addresses still lock the proxy's address.
+    const u = await addUser(h, 'behind-default', 'monitor');
+    for (const f of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) await viaProxy(h, `nobody-${f}`, 'x', f);
+    expect((await viaProxy(h, u.username, u.password, '203.0.113.4')).statusCode).toBe(429);
+
+    const trusted = await createApiHarness('api_auth_proxy', { env: { SERVICE_TRUST_PROXY: '127.0.0.1' } });
+    try {
+      const v = await addUser(trusted, 'behind-proxy', 'monitor');
+      for (let i = 1; i <= 3; i++) await viaProxy(trusted, `nobody-${i}`, 'x', '203.0.113.50');
+      // The forwarded client is locked; another client behind the same proxy is not.
+      expect((await viaProxy(trusted, v.username, v.password, '203.0.113.50')).statusCode).toBe(429);
+      expect((await viaProxy(trusted, v.username, v.password, '203.0.113.51')).statusCode).toBe(200);
+      const audit = await trusted.deps.pg.query("SELECT address FROM audit_log WHERE action = 'auth.login.success'");
+      expect(audit.rows.map((r) => r.address)).toEqual(['203.0.113.51']);
+    } finally {
+      await trusted.close();
+    }
+  });
+});
+
 describe('admin routes', () => {
   it('creates and lists users, refuses duplicates and short passwords', async () => {
     const created = await h.app.inject({

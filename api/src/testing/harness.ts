@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import { Queue } from 'bullmq';
 import { createTestStores, testConfig, uniqueTestName, type TestStores } from '@watchpost/ops/testing/stores.ts';
 import { createRedis, type Redis } from '@watchpost/runtime/clients/redis.ts';
-import { registerHealth, type Config } from '@watchpost/runtime';
+import { registerHealth, trustProxyOption, type Config } from '@watchpost/runtime';
 import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas/queues.ts';
 import { verifyApiKey } from '@watchpost/ingest/api-keys.ts';
 import { buildApiApp } from '../app.ts';
@@ -68,7 +68,7 @@ export async function createApiHarness(
     },
     verifyAgentKey: async (key) => (await verifyApiKey(stores.pg, key)) !== null,
   };
-  const app = Fastify({ logger: false });
+  const app = Fastify({ logger: false, trustProxy: trustProxyOption(config.trustProxy) }); // as ops/src/launcher.ts
   const routes: RouteInfo[] = [];
   app.addHook('onRoute', (r) => {
     const cfg = (r.config ?? {}) as { access?: Access; sseToken?: boolean };

@@ -57,4 +57,19 @@ describe('config', () => {
     expect((err as ConfigError).variable).toBe(name);
     expect((err as Error).message).toContain(name);
   });
+
+  it('SERVICE_TRUST_PROXY: none by default, a hop count or proxy addresses; never every hop', () => {
+    expect(loadConfig({}).trustProxy).toBe(false);
+    expect(loadConfig({ SERVICE_TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ SERVICE_TRUST_PROXY: '1' }).trustProxy).toBe(1);
+    expect(loadConfig({ SERVICE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1,loopback' }).trustProxy).toEqual([
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+      'loopback',
+    ]);
+    expect(() => loadConfig({ SERVICE_TRUST_PROXY: 'true' })).toThrow(/SERVICE_TRUST_PROXY.*forge/);
+    expect(() => loadConfig({ SERVICE_TRUST_PROXY: 'proxy.example.org' })).toThrow(/SERVICE_TRUST_PROXY.*proxy\.example\.org/);
+    expect(() => loadConfig({ SERVICE_TRUST_PROXY: '99' })).toThrow(/SERVICE_TRUST_PROXY/);
+  });
 });

@@ -26,6 +26,11 @@ export interface Config {
   role: Role;
   host: string;
   port: number;
+  /**
+   * Which proxies' X-Forwarded-For to believe for the client address (login limit, audit log):
+   * false (none), a hop count, or addresses/CIDRs of the proxies (fastify's trustProxy).
+   */
+  trustProxy: false | number | string[];
   logLevel: string;
   stateDir: string;
   databaseUrl: string;
@@ -117,6 +122,31 @@ function list<T extends string>(env: Env, name: string, allowed: readonly T[], d
   return [...new Set(items)] as T[];
 }
 
+const IP_OR_CIDR = /^(?:\d{1,3}(?:\.\d{1,3}){3}(?:\/\d{1,2})?|[0-9a-f:]*:[0-9a-f:.]*(?:\/\d{1,3})?)$/i;
+
+/** SERVICE_TRUST_PROXY: empty/false = none, a hop count, or a comma list of proxy addresses or CIDRs. */
+function trustProxy(env: Env, name: string): false | number | string[] {
+  const raw = (env[name] ?? '').trim();
+  if (raw === '' || /^(0|false|no|off)$/i.test(raw)) return false;
+  if (/^\d+$/.test(raw)) return int(env, name, 0, 1, 16);
+  // "true" (trust every hop) would let any client choose its own address and dodge the login limit.
+  if (/^(true|yes|on)$/i.test(raw))
+    throw new ConfigError(name, 'trusting every proxy lets clients forge their address; give a hop count or the proxies');
+  const items = raw
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  for (const i of items)
+    if (!IP_OR_CIDR.test(i) && !['loopback', 'linklocal', 'uniquelocal'].includes(i))
+      throw new ConfigError(name, `expected a hop count or proxy addresses/CIDRs, got "${i}"`);
+  return items;
+}
+
+/** The setting as fastify's `trustProxy` option (a hop count becomes the function fastify would build). */
+export function trustProxyOption(t: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
+  return typeof t === 'number' ? (_address, hop) => hop < t : t;
+}
+
 function url(env: Env, name: string, def: string, protocols: string[]): string {
   const v = str(env, name, def);
   let u: URL;
@@ -165,6 +195,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     role: oneOf(role ? { SERVICE_ROLE: role } : env, 'SERVICE_ROLE', ROLES, 'all'),
     host: str(env, 'HOST', '127.0.0.1'),
     port: int(env, 'PORT', 8080, 0, 65535),
+    trustProxy: trustProxy(env, 'SERVICE_TRUST_PROXY'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     stateDir: resolve(repoRoot, str(env, 'SERVICE_STATE_DIR', '.stack')),
     databaseUrl: url(env, 'DATABASE_URL', localUrls.postgres, ['postgres:', 'postgresql:']),
