@@ -5,7 +5,8 @@
 // offsets committed. A full batch is written in the background while the next fetch is decoded (one
 // write in flight per partition, in offset order), so decoding here and the sink's work overlap. A failing handle() pauses the partition and is retried with capped exponential
 // backoff; nothing past the last written message is ever committed. Poison messages (undecodable or
-// schema-invalid) go to the dead-letter topic with their reason and the partition moves on.
+// schema-invalid) go to the dead-letter topic with their reason and the partition moves on. In raw
+// mode (handleRaw) decoding is the handler's: the store decodes in a worker thread, off this loop.
 //
 // kafkajs notes: autoCommit is off and offsets are committed explicitly. resolveOffset() only moves
 // the in-memory fetch position so the next fetch continues after the buffered messages; after a
@@ -24,6 +25,18 @@ export interface DecodedMessage {
   offset: string;
 }
 
+/** An undecoded message (raw mode: the handler decodes, e.g. in a worker thread). */
+export interface RawMessage {
+  key: Buffer | null;
+  value: Buffer | null;
+  offset: string;
+}
+
+/** Raw mode's answer: which messages of the batch (by index) were poison, and why. */
+export interface RawResult {
+  poison: { index: number; reason: string }[];
+}
+
 export interface BatchConsumerOptions {
   kafka: Kafka;
   groupId: string;
@@ -40,7 +53,12 @@ export interface BatchConsumerOptions {
    * wrapper pauses, backs off, retries the same batch; nothing past it is committed. Return => the
    * offsets are committed. Poison messages never reach handle(): they go to the DLQ, counted.
    */
-  handle(batch: DecodedMessage[]): Promise<void>;
+  handle?(batch: DecodedMessage[]): Promise<void>;
+  /**
+   * Raw mode, instead of handle(): gets the messages undecoded, writes the valid ones and returns the
+   * poison ones, which then go to the DLQ before the commit. Same retry and commit rules.
+   */
+  handleRaw?(batch: RawMessage[]): Promise<RawResult>;
   /** Kafka session timeout (ms); heartbeats go out at a tenth of it (max 3 s). Default 30 s. */
   sessionTimeoutMs?: number;
   /** Partitions handled in parallel by this process. Default 4. */
@@ -103,6 +121,8 @@ const deadLetters = counter('watchpost_consumer_dead_letters_total', 'Poison mes
 interface PartitionState {
   partition: number;
   buffer: DecodedMessage[];
+  /** Raw mode's buffer. */
+  raw: RawMessage[];
   poison: Message[];
   /** Highest offset taken in (valid or poison) and not yet committed; null when nothing is pending. */
   pendingOffset: string | null;
@@ -155,6 +175,7 @@ const nextOffset = (offset: string) => (BigInt(offset) + 1n).toString();
 
 export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<BatchConsumer> {
   const { kafka, topic, groupId, name, log } = opts;
+  if (!opts.handle === !opts.handleRaw) throw new Error('startBatchConsumer: give exactly one of handle and handleRaw');
   const sessionTimeout = opts.sessionTimeoutMs ?? 30_000;
   const maxBackoff = opts.maxBackoffMs ?? 10_000;
   const stallMs = opts.stallMs ?? 60_000;
@@ -188,6 +209,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
       st = {
         partition,
         buffer: [],
+        raw: [],
         poison: [],
         pendingOffset: null,
         firstAt: 0,
@@ -222,9 +244,16 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
 
   const clear = (st: PartitionState) => {
     st.buffer = [];
+    st.raw = [];
     st.poison = [];
     st.pendingOffset = null;
     st.firstAt = 0;
+  };
+
+  /** The DLQ record of a poison message (logged here, sent by the writer). */
+  const poisonMessage = (partition: number, m: RawMessage, reason: string): Message => {
+    log.warn({ consumer: name, partition, offset: m.offset, reason }, 'poison message to the dead-letter topic');
+    return { key: m.key, value: JSON.stringify(deadLetterRecord(reason, topic, partition, m.offset, m.key, m.value)) };
   };
 
   const setLag = (st: PartitionState, committedNext: string) => {
@@ -241,7 +270,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
   const flush = async (st: PartitionState): Promise<boolean> => {
     if (st.writing && !(await st.writing)) return false;
     if (st.pendingOffset === null) return true;
-    const job = { upTo: st.pendingOffset, batch: st.buffer, poison: st.poison };
+    const job = { upTo: st.pendingOffset, batch: st.buffer, raw: st.raw, poison: st.poison };
     clear(st);
     st.writing = write(st, job);
     return true;
@@ -253,14 +282,23 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
   /** Writes one batch (DLQ first, then handle), then commits. false = gave up (only while stopping). */
   const write = async (
     st: PartitionState,
-    job: { upTo: string; batch: DecodedMessage[]; poison: Message[] },
+    job: { upTo: string; batch: DecodedMessage[]; raw: RawMessage[]; poison: Message[] },
   ): Promise<boolean> => {
-    const { upTo, batch } = job;
+    const { upTo, batch, raw } = job;
+    let rawWritten = raw.length === 0;
     // Keep the group membership alive while a long insert or a retry loop blocks this partition.
     const beat = setInterval(() => void heartbeat?.().catch(() => {}), Math.min(1000, Math.floor(sessionTimeout / 10)));
     try {
       for (let attempt = 1; ; attempt++) {
         try {
+          if (!rawWritten) {
+            const end = handleSeconds.startTimer({ consumer: name });
+            const { poison } = await opts.handleRaw!(raw);
+            end();
+            batchSize.observe({ consumer: name }, raw.length);
+            rawWritten = true; // a failing DLQ send below retries the DLQ only
+            for (const p of poison) job.poison.push(poisonMessage(st.partition, raw[p.index]!, p.reason));
+          }
           // Chunks stay far below the broker's 1 MB record-batch limit.
           while (job.poison.length > 0) {
             let n = 0;
@@ -276,7 +314,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
           }
           if (batch.length > 0) {
             const end = handleSeconds.startTimer({ consumer: name });
-            await opts.handle(batch);
+            await opts.handle!(batch);
             end();
             batchSize.observe({ consumer: name }, batch.length);
           }
@@ -297,7 +335,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
           }
           const delay = backoffMs(attempt, maxBackoff);
           log.warn(
-            { err, consumer: name, partition: st.partition, attempt, delay_ms: delay, messages: batch.length },
+            { err, consumer: name, partition: st.partition, attempt, delay_ms: delay, messages: batch.length + raw.length },
             'batch failed; partition paused, retrying',
           );
           await sleep(stopping ? Math.min(delay, Math.max(0, stopDeadline - Date.now())) : delay);
@@ -313,7 +351,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
         // the sink's idempotency by event_id absorbs the repeat.
         log.warn({ err, consumer: name, partition: st.partition }, 'commit failed after a successful write');
       }
-      consumedTotal.inc({ consumer: name }, batch.length);
+      consumedTotal.inc({ consumer: name }, batch.length + raw.length);
       st.failingSince = 0;
       if (st.paused) {
         st.paused = false;
@@ -335,6 +373,13 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
       st.highWatermark = batch.highWatermark;
       if (st.committedNext === null && batch.messages.length > 0) st.committedNext = batch.messages[0]!.offset;
       for (const m of batch.messages) {
+        if (opts.handleRaw) {
+          st.raw.push({ key: m.key, value: m.value, offset: m.offset });
+          st.pendingOffset = m.offset;
+          if (st.firstAt === 0) st.firstAt = Date.now();
+          if (st.raw.length >= opts.maxBatchSize && !(await flush(st))) return;
+          continue;
+        }
         const decoded = decodeEnvelope(m.value);
         if (decoded.ok) {
           st.buffer.push({
@@ -345,12 +390,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
             offset: m.offset,
           });
         } else {
-          log.warn(
-            { consumer: name, partition: batch.partition, offset: m.offset, reason: decoded.reason },
-            'poison message to the dead-letter topic',
-          );
-          const record = deadLetterRecord(decoded.reason, topic, batch.partition, m.offset, m.key, m.value);
-          st.poison.push({ key: m.key, value: JSON.stringify(record) });
+          st.poison.push(poisonMessage(batch.partition, m, decoded.reason));
         }
         st.pendingOffset = m.offset;
         if (st.firstAt === 0) st.firstAt = Date.now();

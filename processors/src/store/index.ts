@@ -2,7 +2,7 @@
 import type { RoleStarter } from '@watchpost/runtime';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
 import { consumerGroupId } from '../kafka/groups.ts';
-import { envelopeToRow } from './rows.ts';
+import { DecodePool } from './decode-pool.ts';
 import { CoalescingInserter } from './insert.ts';
 import { startRetention } from './retention.ts';
 
@@ -11,6 +11,7 @@ export const STORE_GROUP = 'watchpost-store';
 export const storeRole: RoleStarter = async ({ config, log, clients }) => {
   const ch = clients.clickhouse;
   const inserter = new CoalescingInserter(ch, { maxInFlight: 2 });
+  const pool = new DecodePool(config.store.decodeThreads);
   const consumer = await startBatchConsumer({
     kafka: clients.kafka,
     groupId: consumerGroupId(config, STORE_GROUP),
@@ -21,7 +22,12 @@ export const storeRole: RoleStarter = async ({ config, log, clients }) => {
     maxBatchMs: config.store.batchMs,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
     log,
-    handle: (batch) => inserter.insert(batch.map((m) => envelopeToRow(m.envelope, m.eventJson))),
+    // Decoded off the Kafka loop (decode-pool.ts); the consumer sends the poison ones to the DLQ.
+    handleRaw: async (batch) => {
+      const chunk = await pool.decode(batch.map((m) => m.value));
+      await inserter.insertTsv(chunk.tsv);
+      return { poison: chunk.poison };
+    },
   });
   const retention = startRetention({ ch, database: config.clickhouseDatabase, retentionDays: config.retentionDays, log });
   return {
@@ -29,6 +35,7 @@ export const storeRole: RoleStarter = async ({ config, log, clients }) => {
     async close() {
       await retention.stop();
       await consumer.stop();
+      await pool.close();
     },
   };
 };

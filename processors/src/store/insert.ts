@@ -48,7 +48,12 @@ export class CoalescingInserter {
 
   insert(rows: readonly EventRow[]): Promise<void> {
     if (rows.length === 0) return Promise.resolve();
-    const tsv = rowsToTsv(rows);
+    return this.insertTsv(rowsToTsv(rows));
+  }
+
+  /** Rows already encoded as TabSeparated (EVENT_COLUMNS order). */
+  insertTsv(tsv: Buffer): Promise<void> {
+    if (tsv.length === 0) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ tsv, resolve, reject });
       this.next();

@@ -59,7 +59,8 @@ export interface Config {
     claimTtlDays: number;
     keyCacheSeconds: number;
   };
-  store: { batchSize: number; batchMs: number };
+  /** decodeThreads: worker threads decoding for the store (0 = on the main thread). */
+  store: { batchSize: number; batchMs: number; decodeThreads: number };
   /** Live dashboard counters (processors/src/stream -> Redis pub/sub -> SSE, api/READS.md). */
   stream: { channel: string; keepAliveSeconds: number; batchSize: number; batchMs: number };
   /** Correlate consumer batching (processors/README.md, correlate). */
@@ -251,6 +252,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     store: {
       batchSize: int(env, 'STORE_BATCH_SIZE', 10000, 1, 1_000_000),
       batchMs: int(env, 'STORE_BATCH_MS', 1000, 10, 60_000),
+      decodeThreads: int(env, 'STORE_DECODE_THREADS', 1, 0, 64),
     },
     bootstrapApiKey: env.SERVICE_BOOTSTRAP_API_KEY || undefined,
     admin: { username: str(env, 'SERVICE_ADMIN_USERNAME', 'admin'), password: env.SERVICE_ADMIN_PASSWORD || undefined },
