@@ -3,8 +3,9 @@
 // At-least-once, commit-after-work: messages of one partition are decoded, accumulated across fetches
 // until maxBatchSize or maxBatchMs, handed to handle(), and only when handle() returned are the
 // offsets committed. A full batch is written in the background while the next fetch is decoded (one
-// write in flight per partition, in offset order), so decoding here and the sink's work overlap. A failing handle() pauses the partition and is retried with capped exponential
-// backoff; nothing past the last written message is ever committed. Poison messages (undecodable or
+// write in flight per partition, in offset order), so decoding here and the sink's work overlap. A
+// failing handle() pauses the partition and is retried with capped exponential backoff; nothing past
+// the last written message is ever committed. Poison messages (undecodable or
 // schema-invalid) go to the dead-letter topic with their reason and the partition moves on. In raw
 // mode (handleRaw) decoding is the handler's: the store decodes in a worker thread, off this loop.
 //
@@ -18,8 +19,6 @@ import { decodeEnvelope, type EventEnvelope } from '@watchpost/schemas/envelope.
 
 export interface DecodedMessage {
   envelope: EventEnvelope;
-  /** The event's JSON text as received, when the envelope allowed cutting it out. */
-  eventJson?: string;
   key: string;
   partition: number;
   offset: string;
@@ -373,28 +372,21 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
       st.highWatermark = batch.highWatermark;
       if (st.committedNext === null && batch.messages.length > 0) st.committedNext = batch.messages[0]!.offset;
       for (const m of batch.messages) {
-        if (opts.handleRaw) {
-          st.raw.push({ key: m.key, value: m.value, offset: m.offset });
-          st.pendingOffset = m.offset;
-          if (st.firstAt === 0) st.firstAt = Date.now();
-          if (st.raw.length >= opts.maxBatchSize && !(await flush(st))) return;
-          continue;
-        }
-        const decoded = decodeEnvelope(m.value);
-        if (decoded.ok) {
-          st.buffer.push({
-            envelope: decoded.envelope,
-            ...(decoded.eventJson === undefined ? {} : { eventJson: decoded.eventJson }),
-            key: m.key?.toString('utf8') ?? '',
-            partition: batch.partition,
-            offset: m.offset,
-          });
-        } else {
-          st.poison.push(poisonMessage(batch.partition, m, decoded.reason));
+        if (opts.handleRaw) st.raw.push({ key: m.key, value: m.value, offset: m.offset });
+        else {
+          const decoded = decodeEnvelope(m.value);
+          if (decoded.ok)
+            st.buffer.push({
+              envelope: decoded.envelope,
+              key: m.key?.toString('utf8') ?? '',
+              partition: batch.partition,
+              offset: m.offset,
+            });
+          else st.poison.push(poisonMessage(batch.partition, m, decoded.reason));
         }
         st.pendingOffset = m.offset;
         if (st.firstAt === 0) st.firstAt = Date.now();
-        if (st.buffer.length + st.poison.length >= opts.maxBatchSize) {
+        if (st.buffer.length + st.raw.length + st.poison.length >= opts.maxBatchSize) {
           if (!(await flush(st))) return;
         }
       }
