@@ -268,12 +268,24 @@ export interface EventDetail extends EventRow {
   event: Record<string, unknown>;
 }
 
-/** One event by id, with its full JSON; null when unknown. Hidden types are still returned (hidden: true). */
+/**
+ * One event by id, with its full JSON; null when unknown. Hidden types are still returned (hidden:
+ * true). Its hour and host come from `events_by_id` (sorted by id, migration 0500), then the row from
+ * `events` by its primary key: no scan of every id.
+ */
 export async function getEvent(ch: ClickHouseClient, pg: Pool, ts: TypeSettings, eventId: string): Promise<EventDetail | null> {
+  const ids = sql`${eventId}, ${eventId.toLowerCase()}, ${eventId.toUpperCase()}`;
+  const loc = await queryRows<{ event_id: string; occurred_ts: number | string; hostname: string }>(
+    ch,
+    sql`SELECT event_id, toUnixTimestamp(occurred_at) AS occurred_ts, hostname FROM events_by_id WHERE event_id IN (${ids}) LIMIT 1`,
+  );
+  if (!loc[0]) return null;
+  const at = new Date(Number(loc[0].occurred_ts) * 1000);
   const rows = await queryRows<RawRow & { event_json: string }>(
     ch,
     sql`SELECT ${rowColumns(ts)}, event_json FROM events
-        WHERE event_id IN (${eventId}, ${eventId.toLowerCase()}, ${eventId.toUpperCase()}) LIMIT 1`,
+        PREWHERE event_id = ${loc[0].event_id}
+        WHERE hostname = ${loc[0].hostname} AND ${occurredRangeSql({ from: at, toInclusive: at })} LIMIT 1`,
   );
   const r = rows[0];
   if (!r) return null;

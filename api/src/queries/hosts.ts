@@ -157,5 +157,6 @@ export async function deleteHost(
   if (!deleted) return null;
   await execSql(ch, sql`ALTER TABLE events DELETE WHERE hostname = ${deleted.hostname}`);
   await execSql(ch, sql`ALTER TABLE events_hourly DELETE WHERE hostname = ${deleted.hostname}`);
+  await execSql(ch, sql`ALTER TABLE events_by_id DELETE WHERE hostname = ${deleted.hostname}`);
   return deleted;
 }

@@ -40,8 +40,8 @@ export async function dropExpiredPartitions(
 }
 
 /**
- * The sweep: the daily partitions of `events` (day of received_at) and of its hourly rollup
- * `events_hourly` (day of the hour of occurred_at) before the same cutoff.
+ * The sweep: the daily partitions of `events` and of its id lookup `events_by_id` (day of received_at)
+ * and of its hourly rollup `events_hourly` (day of the hour of occurred_at) before the same cutoff.
  */
 export async function dropExpiredEventPartitions(
   ch: ClickHouseClient,
@@ -50,6 +50,7 @@ export async function dropExpiredEventPartitions(
   now = new Date(),
 ): Promise<{ events: string[]; hourly: string[] }> {
   const events = await dropExpiredPartitions(ch, database, retentionDays, now, 'events');
+  await dropExpiredPartitions(ch, database, retentionDays, now, 'events_by_id');
   const hourly = await dropExpiredPartitions(ch, database, retentionDays, now, 'events_hourly');
   return { events, hourly };
 }

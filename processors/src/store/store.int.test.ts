@@ -193,6 +193,9 @@ describe('store role', () => {
       hourly: [day(at(40))],
     });
     expect(await rolled()).toEqual([29, 0].map((d) => day(at(d))));
+    // The id lookup loses the same day.
+    const byId = await queryRows<{ event_id: string }>(s.ch, sql`SELECT event_id FROM events_by_id ORDER BY received_at`);
+    expect(byId.map((r) => r.event_id)).toEqual([envs[1]!.event.event_id, envs[2]!.event.event_id]);
     expect(await dropExpiredEventPartitions(s.ch, s.config.clickhouseDatabase, 30, now)).toEqual({ events: [], hourly: [] });
   });
 
