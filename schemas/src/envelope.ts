@@ -8,7 +8,7 @@ export interface EventEnvelope {
   event: EventV1;
 }
 
-/** `eventJson`: the event's own JSON text from the message, when it can be cut out exactly. */
+/** `eventJson` (when asked for): the event's own JSON text from the message, if it can be cut out exactly. */
 export type DecodeResult = { ok: true; envelope: EventEnvelope; eventJson?: string } | { ok: false; reason: string };
 
 export function encodeEnvelope(env: EventEnvelope): Buffer {
@@ -49,7 +49,8 @@ export function rawEventJson(text: string): string | undefined {
   return text.slice(m[0].length, end);
 }
 
-export function decodeEnvelope(buf: Buffer | null): DecodeResult {
+/** `opts.eventJson`: also cut out the event's text (only sinks that store it ask; it costs a scan). */
+export function decodeEnvelope(buf: Buffer | null, opts: { eventJson?: boolean } = {}): DecodeResult {
   if (buf === null || buf.length === 0) return { ok: false, reason: 'empty message value' };
   let parsed: unknown;
   const text = buf.toString('utf8');
@@ -67,7 +68,7 @@ export function decodeEnvelope(buf: Buffer | null): DecodeResult {
   const v = validateEvent(event);
   if (!v.ok)
     return { ok: false, reason: `event fails schema v1: ${v.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}` };
-  const eventJson = rawEventJson(text);
+  const eventJson = opts.eventJson ? rawEventJson(text) : undefined;
   return eventJson === undefined
     ? { ok: true, envelope: { received_at, event: v.event } }
     : { ok: true, envelope: { received_at, event: v.event }, eventJson };

@@ -8,7 +8,7 @@ import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
 import { joinSql, sql, Sql } from '@watchpost/runtime/clickhouse/sql.ts';
 import { occurredHoursSql, occurredRangeSql } from '@watchpost/runtime/clickhouse/events-table.ts';
 
-export const HOUR_S = 3600;
+const HOUR_S = 3600;
 
 /**
  * Hours (unix seconds) at or after `from` that may be stale in `events_hourly`: logged as changed

@@ -5,9 +5,9 @@
 // offsets committed. A full batch is written in the background while the next fetch is decoded (one
 // write in flight per partition, in offset order), so decoding here and the sink's work overlap. A
 // failing handle() pauses the partition and is retried with capped exponential backoff; nothing past
-// the last written message is ever committed. Poison messages (undecodable or
-// schema-invalid) go to the dead-letter topic with their reason and the partition moves on. In raw
-// mode (handleRaw) decoding is the handler's: the store decodes in a worker thread, off this loop.
+// the last written message is ever committed. Poison messages (undecodable or schema-invalid) go to
+// the dead-letter topic with their reason and the partition moves on. In raw mode (handleRaw)
+// decoding is the handler's: the store decodes in a worker thread, off this loop.
 //
 // kafkajs notes: autoCommit is off and offsets are committed explicitly. resolveOffset() only moves
 // the in-memory fetch position so the next fetch continues after the buffered messages; after a

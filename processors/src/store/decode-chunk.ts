@@ -1,6 +1,7 @@
 // Raw Kafka values -> TabSeparated rows for `events`, plus the poison ones with their reason. Pure and
 // synchronous: the store runs it in a worker thread (decode-pool.ts), or inline with 0 threads.
 import { decodeEnvelope } from '@watchpost/schemas/envelope.ts';
+import type { RawResult } from '../kafka/batch-consumer.ts';
 import { envelopeToRow, type EventRow } from './rows.ts';
 import { rowsToTsv } from './tsv.ts';
 
@@ -8,7 +9,7 @@ export interface DecodedChunk {
   tsv: Buffer;
   /** rows in `tsv` */
   count: number;
-  poison: { index: number; reason: string }[];
+  poison: RawResult['poison'];
 }
 
 /** `data` holds the values back to back; `ends[i]` is where value i ends (an empty one = no value). */
@@ -18,7 +19,7 @@ export function decodeChunk(data: Buffer, ends: ArrayLike<number>): DecodedChunk
   let start = 0;
   for (let i = 0; i < ends.length; i++) {
     const end = ends[i]!;
-    const d = decodeEnvelope(end > start ? data.subarray(start, end) : null);
+    const d = decodeEnvelope(end > start ? data.subarray(start, end) : null, { eventJson: true });
     if (d.ok) rows.push(envelopeToRow(d.envelope, d.eventJson));
     else poison.push({ index: i, reason: d.reason });
     start = end;
