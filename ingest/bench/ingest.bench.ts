@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
@@ -75,6 +76,16 @@ async function stopServer(child: ChildProcess): Promise<void> {
   await once(child, 'exit');
 }
 
+/** CPU seconds (user + system) a child has used so far, from /proc (Linux; 0 elsewhere). */
+function cpuSeconds(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime in clock ticks (USER_HZ 100)
+  } catch {
+    return 0;
+  }
+}
+
 async function topicTotal(): Promise<number> {
   const offsets = await admin.fetchTopicOffsets(config.topics.events);
   return offsets.reduce((s, o) => s + Number(o.high), 0);
@@ -98,6 +109,8 @@ interface Row {
   p99: number;
   ok: number;
   other: number;
+  /** Server CPU per event (µs): throughput-independent, so steadier than events/s on a shared machine. */
+  cpuUsPerEvent: number;
 }
 
 async function phase(
@@ -112,7 +125,9 @@ async function phase(
   try {
     await load(url, path, 2, connections, body); // warm-up (JIT, connections, producer metadata)
     const before = await topicTotal();
+    const cpuBefore = cpuSeconds(child.pid);
     const r = await load(url, path, SECONDS, connections, body);
+    const cpu = cpuSeconds(child.pid) - cpuBefore;
     const produced = (await topicTotal()) - before;
     const ok = r['2xx'];
     // Events/s: what Kafka received for the real app (acknowledged appends), 2xx × events for bare.
@@ -124,6 +139,7 @@ async function phase(
       p99: r.latency.p99,
       ok,
       other: r.non2xx + r.errors + r.timeouts,
+      cpuUsPerEvent: events > 0 ? (cpu * 1e6) / events : 0,
     };
   } finally {
     await stopServer(child);
@@ -175,15 +191,19 @@ try {
 }
 
 const pad = (s: string, w: number) => s.padEnd(w);
-console.log(`\n${pad('phase', 48)}${pad('events/s', 12)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('2xx', 10)}non-2xx/errors`);
+console.log(
+  `\n${pad('phase', 48)}${pad('events/s', 12)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('2xx', 10)}${pad('non-2xx/errors', 16)}server CPU µs/event`,
+);
 for (const r of rows)
   console.log(
-    `${pad(r.name, 48)}${pad(Math.round(r.eventsPerSec).toString(), 12)}${pad(String(r.p50), 9)}${pad(String(r.p99), 9)}${pad(String(r.ok), 10)}${r.other}`,
+    `${pad(r.name, 48)}${pad(Math.round(r.eventsPerSec).toString(), 12)}${pad(String(r.p50), 9)}${pad(String(r.p99), 9)}${pad(String(r.ok), 10)}${pad(String(r.other), 16)}${r.cpuUsPerEvent.toFixed(1)}`,
   );
 if (rows.length < 3) process.exit(0);
 const [bare, single, batch] = rows as [Row, Row, Row];
 const ratio = single.eventsPerSec / bare.eventsPerSec;
-console.log(`\nratio ingest/bare: ${ratio.toFixed(2)}`);
+console.log(
+  `\nratio ingest/bare: ${ratio.toFixed(2)} (server CPU per event: bare ${bare.cpuUsPerEvent.toFixed(1)} µs, ingest ${single.cpuUsPerEvent.toFixed(1)} µs = ${(single.cpuUsPerEvent / bare.cpuUsPerEvent).toFixed(2)}x)`,
+);
 const verdict = (ok: boolean) => (ok ? 'reached' : 'NOT reached');
 console.log(
   `targets: single >= 20000/s ${verdict(single.eventsPerSec >= 20_000)}; p99 < 20 ms ${verdict(single.p99 < 20)}; ratio >= 0.6 ${verdict(ratio >= 0.6)}; batch >= 100000/s ${verdict(batch.eventsPerSec >= 100_000)}`,

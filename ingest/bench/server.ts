@@ -2,18 +2,20 @@
 // acks=all, cached key check, outcome logs to /dev/null) or `node server.ts bare` (fastify, the same
 // body parsing and compiled schema v1, answering 201 without Kafka or Redis). Prints {"port":N}.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import pino from 'pino';
+import { createLogger } from '@watchpost/runtime/logger.ts';
 import { loadConfig } from '@watchpost/runtime/config/config.ts';
 import { createRedis } from '@watchpost/runtime/clients/redis.ts';
 import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
 import { createPostgres } from '@watchpost/runtime/clients/postgres.ts';
 import { validateEvent } from '@watchpost/schemas';
 import { buildIngestApp } from '../src/app.ts';
+import { metrics } from '@watchpost/runtime/metrics.ts';
 
 const mode = process.argv[2];
 const config = loadConfig(process.env, 'ingest');
-// Outcome lines are produced and written (cost included) but not to the terminal.
-const log = pino({ level: 'info' }, pino.destination({ dest: '/dev/null', sync: false }));
+// Outcome lines are produced and written as in production (the service's logger, redaction
+// included), but to /dev/null instead of the terminal.
+const log = createLogger('info', 'bench', '/dev/null');
 const closers: (() => Promise<unknown>)[] = [];
 let app: FastifyInstance;
 
@@ -69,6 +71,16 @@ process.stdout.write(`${JSON.stringify({ port: typeof addr === 'object' && addr 
 process.once('SIGTERM', async () => {
   // exit via return from main would skip nothing here; process.exit still writes --cpu-prof output.
   await app.close();
+  // BENCH_METRICS=1: the ingest histograms (micro-batch sizes, produce latency) on stderr.
+  if (process.env.BENCH_METRICS) {
+    const text = await metrics.metrics();
+    process.stderr.write(
+      text
+        .split('\n')
+        .filter((l) => l.startsWith('ingest_') && !l.includes('_bucket{le="+Inf"'))
+        .join('\n') + '\n',
+    );
+  }
   for (const c of closers) await c().catch(() => {});
   process.exit(0);
 });

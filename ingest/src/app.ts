@@ -318,7 +318,7 @@ export function createIngest(opts: {
     provisionalMs: ic.claimProvisionalMs,
     committedMs: ic.claimTtlDays * 86_400_000,
   });
-  const sink = opts.sink ?? new KafkaEventSink(opts.kafka, config.topics.events, ic.produceTimeoutMs);
+  const sink = opts.sink ?? new KafkaEventSink(opts.kafka, config.topics.events, ic.produceTimeoutMs, config.kafkaCompression);
   const pipeline = new IngestPipeline({
     claims,
     sink,

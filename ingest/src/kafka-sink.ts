@@ -2,6 +2,8 @@
 // micro-batch; every attempt (connect + send) is bounded by the produce timeout so a request never
 // waits on an unreachable broker for longer than that.
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
+import { compressionType } from '@watchpost/runtime/clients/kafka.ts';
+import type { KafkaCompression } from '@watchpost/runtime/config/config.ts';
 
 export interface OutMessage {
   key: string;
@@ -37,12 +39,14 @@ export class KafkaEventSink implements EventSink {
   private readonly producer: Producer;
   private readonly topic: string;
   private readonly timeoutMs: number;
+  private readonly compression: number;
   private connecting: Promise<void> | undefined;
   private closed = false;
 
-  constructor(kafka: Kafka, topic: string, timeoutMs: number) {
+  constructor(kafka: Kafka, topic: string, timeoutMs: number, compression: KafkaCompression = 'zstd') {
     this.topic = topic;
     this.timeoutMs = timeoutMs;
+    this.compression = compressionType(compression);
     this.producer = kafka.producer({
       allowAutoTopicCreation: false,
       createPartitioner: Partitioners.DefaultPartitioner, // murmur2 like the Java client: per-host order by key
@@ -63,7 +67,7 @@ export class KafkaEventSink implements EventSink {
     if (this.closed) throw new Error('ingest is shutting down');
     const attempt = (async () => {
       await this.connect();
-      await this.producer.send({ topic: this.topic, acks: -1, timeout: this.timeoutMs, messages });
+      await this.producer.send({ topic: this.topic, acks: -1, timeout: this.timeoutMs, compression: this.compression, messages });
     })();
     try {
       await withTimeout(attempt, this.timeoutMs, 'kafka produce');

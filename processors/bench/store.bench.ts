@@ -5,7 +5,7 @@
 // Env: BENCH_EVENTS (default 1,000,000: enough that neither side is measured mostly starting up),
 // BENCH_KAFKA_ENGINE_TIMEOUT_S (default 180).
 import { Clients, createLogger } from '@watchpost/runtime';
-import { createKafka, ensureTopics } from '@watchpost/runtime/clients/kafka.ts';
+import { compressionType, createKafka, ensureTopics } from '@watchpost/runtime/clients/kafka.ts';
 import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
 import { ident, quoteString, sql } from '@watchpost/runtime/clickhouse/sql.ts';
 import { encodeEnvelope } from '@watchpost/schemas/envelope.ts';
@@ -34,6 +34,7 @@ try {
   // Pre-fill both topics with the same N events (~1 KB envelopes).
   const iso = (unix: number) => new Date(unix * 1000).toISOString().slice(0, 19).replace('T', ' ');
   const producer = kafka.producer({ allowAutoTopicCreation: false });
+  const eventsCompression = compressionType(config.kafkaCompression);
   await producer.connect();
   let envBytes = 0;
   const t0 = Date.now();
@@ -58,14 +59,18 @@ try {
     for (const m of env) envBytes += m.value.length;
     const sends = [];
     for (let k = 0; k < env.length; k += 500) {
-      sends.push(producer.send({ topic: config.topics.events, acks: -1, messages: env.slice(k, k + 500) }));
+      // events.v1 compressed as ingest writes it (KAFKA_COMPRESSION); the flat topic plain, since the
+      // Kafka engine of ClickHouse 18.16 (librdkafka 0.11) cannot read zstd.
+      sends.push(
+        producer.send({ topic: config.topics.events, acks: -1, compression: eventsCompression, messages: env.slice(k, k + 500) }),
+      );
       sends.push(producer.send({ topic: flatTopic, acks: -1, messages: flat.slice(k, k + 500) }));
     }
     await Promise.all(sends);
   }
   await producer.disconnect();
   console.log(
-    `bench:store  ${fmt(N)} events, envelope ${Math.round(envBytes / N)} B avg, ${PARTITIONS} partitions; pre-filled both topics in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
+    `bench:store  ${fmt(N)} events, envelope ${Math.round(envBytes / N)} B avg, ${PARTITIONS} partitions, events topic compression ${config.kafkaCompression}; pre-filled both topics in ${((Date.now() - t0) / 1000).toFixed(1)} s`,
   );
   console.log(
     `store batch: ${config.store.batchSize} events / ${config.store.batchMs} ms; ClickHouse ${(await queryRows<{ v: string }>(ch, sql`SELECT version() AS v`))[0]!.v}`,

@@ -1,9 +1,30 @@
 // Silences kafkajs's one-time notice about its v2 default partitioner; we use the default (murmur2, Java-compatible).
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
-import { Kafka, logLevel, type Admin, type ITopicConfig } from 'kafkajs';
+import { constants as zlibConstants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
+import kafkajs, { Kafka, logLevel, type Admin, type ITopicConfig } from 'kafkajs';
+import type { KafkaCompression } from '../config/config.ts';
 
 export { Kafka };
+
+/** The kafkajs `compression` value for a configured choice. */
+export function compressionType(c: KafkaCompression): number {
+  const { CompressionTypes } = kafkajs;
+  return c === 'zstd' ? CompressionTypes.ZSTD : c === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None;
+}
+
+// kafkajs ships gzip only and takes other codecs through its CompressionCodecs registry. zstd comes
+// with Node's zlib: no native add-on. Every process that imports this module can read zstd batches
+// (consumers) and write them (producers that ask for it). Level 1: the producer is CPU-bound on its
+// record encoding and CRC, which compression shrinks; higher levels cost more than they save here.
+// Synchronous on purpose: a batch compresses in well under a millisecond, and the thread-pool hop of
+// the async form cost more than that in measurements.
+const zstdParams = { params: { [zlibConstants.ZSTD_c_compressionLevel]: 1 } };
+const zstdCodec = {
+  compress: async (encoder: { buffer: Buffer }) => zstdCompressSync(encoder.buffer, zstdParams),
+  decompress: async (buffer: Buffer) => zstdDecompressSync(buffer),
+};
+kafkajs.CompressionCodecs[kafkajs.CompressionTypes.ZSTD] = () => zstdCodec;
 
 export function createKafka(brokers: string[], clientId: string): Kafka {
   return new Kafka({

@@ -14,6 +14,8 @@ describe('config', () => {
     expect(c.databaseUrl).toBe(localUrls.postgres);
     expect(c.kafkaBrokers).toEqual([localUrls.kafka]);
     expect(c.topics).toEqual({ events: 'events.v1', deadLetter: 'events.v1.dlq', problems: 'problems.v1' });
+    expect(c.kafkaCompression).toBe('zstd');
+    expect(loadConfig({ KAFKA_COMPRESSION: 'none' }).kafkaCompression).toBe('none');
   });
 
   it('reads the spec variables', () => {
@@ -45,6 +47,7 @@ describe('config', () => {
     ['PORT', '70000'],
     ['DATABASE_URL', 'mysql://x'],
     ['KAFKA_BROKERS', 'no-port'],
+    ['KAFKA_COMPRESSION', 'snappy'],
     ['SERVICE_ROLE', 'janitor'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     let err: unknown;

@@ -4,6 +4,10 @@ import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localUrls } from './local-stack.ts';
 
+/** Producer compression choices (`KAFKA_COMPRESSION`); runtime/src/clients/kafka.ts registers zstd. */
+export const KAFKA_COMPRESSIONS = ['zstd', 'gzip', 'none'] as const;
+export type KafkaCompression = (typeof KAFKA_COMPRESSIONS)[number];
+
 export const SEVERITIES = ['info', 'warning', 'high', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
 export const CHANNELS = ['chat', 'webhook', 'email', 'push'] as const;
@@ -41,6 +45,8 @@ export interface Config {
   kafkaPartitions: number;
   /** Consumer group session timeout; a killed consumer's partitions move after this long. */
   kafkaSessionTimeoutMs: number;
+  /** Compression of what ingest appends to events.v1. */
+  kafkaCompression: KafkaCompression;
   topics: { events: string; deadLetter: string; problems: string };
   heartbeatStaleMinutes: number;
   problemCorrelationWindowMinutes: number;
@@ -206,6 +212,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     kafkaBrokers: brokers,
     kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 4, 1, 1024),
     kafkaSessionTimeoutMs: int(env, 'KAFKA_SESSION_TIMEOUT_MS', 30_000, 6000, 300_000),
+    kafkaCompression: oneOf(env, 'KAFKA_COMPRESSION', KAFKA_COMPRESSIONS, 'zstd'),
     topics: { events: `${prefix}events.v1`, deadLetter: `${prefix}events.v1.dlq`, problems: `${prefix}problems.v1` },
     heartbeatStaleMinutes: int(env, 'SERVICE_HEARTBEAT_STALE_MINUTES', 10, 1),
     problemCorrelationWindowMinutes: int(env, 'SERVICE_PROBLEM_CORRELATION_WINDOW_MINUTES', 60, 1),
