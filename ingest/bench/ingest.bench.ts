@@ -46,8 +46,8 @@ function eventJson(): string {
 }
 const eventBytes = Buffer.byteLength(eventJson());
 
-async function startServer(mode: 'bare' | 'ingest'): Promise<{ child: ChildProcess; url: string }> {
-  const env = {
+function serverEnv(): NodeJS.ProcessEnv {
+  return {
     ...process.env,
     DATABASE_URL: config.databaseUrl,
     KAFKA_TOPIC_PREFIX: prefix,
@@ -55,6 +55,10 @@ async function startServer(mode: 'bare' | 'ingest'): Promise<{ child: ChildProce
     SERVICE_INGEST_CLAIM_TTL_DAYS: '1',
     SERVICE_STATE_DIR: config.stateDir,
   };
+}
+
+async function startServer(mode: 'bare' | 'ingest'): Promise<{ child: ChildProcess; url: string }> {
+  const env = serverEnv();
   // BENCH_PROFILE=<dir> writes a V8 CPU profile of each server process there.
   const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const child = spawn(
@@ -146,6 +150,35 @@ async function phase(
   }
 }
 
+/** kafkajs alone (produce-only.ts): the same sink and envelopes, no HTTP, Redis or logging. */
+async function produceOnly(name: string, perSend: number, inFlight: number): Promise<Row> {
+  const child = spawn(
+    process.execPath,
+    [
+      '--disable-warning=TimeoutNegativeWarning',
+      fileURLToPath(new URL('./produce-only.ts', import.meta.url)),
+      String(perSend),
+      String(inFlight),
+      String(SECONDS),
+    ],
+    { env: serverEnv(), stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  const rl = createInterface({ input: child.stdout! });
+  const exited = once(child, 'exit');
+  const [line] = (await once(rl, 'line')) as [string];
+  await exited;
+  const r = JSON.parse(line) as { events: number; seconds: number; cpuSeconds: number };
+  return {
+    name,
+    eventsPerSec: r.events / r.seconds,
+    p50: NaN,
+    p99: NaN,
+    ok: 0,
+    other: 0,
+    cpuUsPerEvent: (r.cpuSeconds * 1e6) / r.events,
+  };
+}
+
 function batchBody(): string {
   const lines: string[] = [];
   for (let i = 0; i < BATCH_LINES; i++) lines.push(eventJson());
@@ -156,8 +189,9 @@ console.log(
   `bench:ingest — ${SECONDS} s per phase after 2 s warm-up, ${CONNECTIONS} connections, events of ${eventBytes} bytes, topic ${config.topics.events} (4 partitions, acks=all)`,
 );
 const rows: Row[] = [];
+const ceilings: Row[] = [];
 try {
-  // BENCH_ONLY=bare|single|batch runs one phase (profiling); the summary needs all three.
+  // BENCH_ONLY=bare|single|batch|ceiling runs one phase (profiling); the summary needs the first three.
   const only = process.env.BENCH_ONLY;
   if (!only || only === 'bare')
     rows.push(await phase('bare fastify + schema (no Kafka/Redis)', 'bare', '/api/v1/events', CONNECTIONS, eventJson, 1));
@@ -174,6 +208,10 @@ try {
         BATCH_LINES,
       ),
     );
+  }
+  if (!only || only === 'ceiling') {
+    ceilings.push(await produceOnly('kafkajs alone, sends of 25 events x 8', 25, 8));
+    ceilings.push(await produceOnly(`kafkajs alone, sends of ${BATCH_LINES} events x 8`, BATCH_LINES, 8));
   }
 } finally {
   // Leave nothing behind: claims, topics, databases.
@@ -198,6 +236,11 @@ for (const r of rows)
   console.log(
     `${pad(r.name, 48)}${pad(Math.round(r.eventsPerSec).toString(), 12)}${pad(String(r.p50), 9)}${pad(String(r.p99), 9)}${pad(String(r.ok), 10)}${pad(String(r.other), 16)}${r.cpuUsPerEvent.toFixed(1)}`,
   );
+if (ceilings.length) {
+  console.log(`\nceiling: ingest's Kafka sink alone (${process.env.KAFKA_COMPRESSION ?? 'zstd'}), no HTTP, Redis or logging`);
+  for (const r of ceilings)
+    console.log(`${pad(r.name, 48)}${pad(Math.round(r.eventsPerSec).toString(), 12)}CPU ${r.cpuUsPerEvent.toFixed(1)} µs/event`);
+}
 if (rows.length < 3) process.exit(0);
 const [bare, single, batch] = rows as [Row, Row, Row];
 const ratio = single.eventsPerSec / bare.eventsPerSec;
