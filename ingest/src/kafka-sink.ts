@@ -43,7 +43,7 @@ export class KafkaEventSink implements EventSink {
   private connecting: Promise<void> | undefined;
   private closed = false;
 
-  constructor(kafka: Kafka, topic: string, timeoutMs: number, compression: KafkaCompression = 'zstd') {
+  constructor(kafka: Kafka, topic: string, timeoutMs: number, compression: KafkaCompression) {
     this.topic = topic;
     this.timeoutMs = timeoutMs;
     this.compression = compressionType(compression);

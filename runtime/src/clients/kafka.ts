@@ -15,10 +15,10 @@ export function compressionType(c: KafkaCompression): number {
 
 // kafkajs ships gzip only and takes other codecs through its CompressionCodecs registry. zstd comes
 // with Node's zlib: no native add-on. Every process that imports this module can read zstd batches
-// (consumers) and write them (producers that ask for it). Level 1: the producer is CPU-bound on its
-// record encoding and CRC, which compression shrinks; higher levels cost more than they save here.
+// (consumers) and write them (producers that ask for it). Level 1, the fastest: the producer is
+// CPU-bound on its record encoding and CRC, and compression is there to shrink what those touch.
 // Synchronous on purpose: a batch compresses in well under a millisecond, and the thread-pool hop of
-// the async form cost more than that in measurements.
+// the async form made kafkajs slower (51,000 vs 66,000 events/s producing alone).
 const zstdParams = { params: { [zlibConstants.ZSTD_c_compressionLevel]: 1 } };
 const zstdCodec = {
   compress: async (encoder: { buffer: Buffer }) => zstdCompressSync(encoder.buffer, zstdParams),
