@@ -85,11 +85,17 @@ try {
   const role = await storeRole({ config, log: createLogger('silent', 'bench'), clients });
   let firstRowS = 0;
   let firstRows = 0;
+  // Peak memory of the store's main thread while it drains (fetched batches, rows in flight).
+  let peakHeap = 0;
+  let peakExternal = 0;
   for (let n = 0; n < N; n = await count('events')) {
     if (n > 0 && firstRowS === 0) {
       firstRowS = (Date.now() - storeStart) / 1000;
       firstRows = n;
     }
+    const m = process.memoryUsage();
+    peakHeap = Math.max(peakHeap, m.heapUsed);
+    peakExternal = Math.max(peakExternal, m.external);
     await sleep(100);
   }
   const storeS = (Date.now() - storeStart) / 1000;
@@ -99,6 +105,9 @@ try {
   const storeRate = N / storeS;
   console.log(
     `store processor  (kafkajs -> TabSeparated inserts): ${fmt(N)} rows in ${storeS.toFixed(2)} s = ${fmt(storeRate)} events/s (first rows after ${firstRowS.toFixed(1)} s; from then ${fmt(storeSteadyRate)} events/s)`,
+  );
+  console.log(
+    `  main thread while draining: JS heap peak ${fmt(peakHeap / 2 ** 20)} MiB, buffers peak ${fmt(peakExternal / 2 ** 20)} MiB`,
   );
 
   // 2) ClickHouse's Kafka engine + materialized view into a copy of the events table.
