@@ -237,7 +237,7 @@ for (const r of rows)
     `${pad(r.name, 48)}${pad(Math.round(r.eventsPerSec).toString(), 12)}${pad(String(r.p50), 9)}${pad(String(r.p99), 9)}${pad(String(r.ok), 10)}${pad(String(r.other), 16)}${r.cpuUsPerEvent.toFixed(1)}`,
   );
 if (ceilings.length) {
-  console.log(`\nceiling: ingest's Kafka sink alone (${process.env.KAFKA_COMPRESSION ?? 'zstd'}), no HTTP, Redis or logging`);
+  console.log(`\nceiling: ingest's Kafka sink alone (${config.kafkaCompression}), no HTTP, Redis or logging`);
   for (const r of ceilings)
     console.log(`${pad(r.name, 48)}${pad(Math.round(r.eventsPerSec).toString(), 12)}CPU ${r.cpuUsPerEvent.toFixed(1)} µs/event`);
 }

@@ -14,8 +14,8 @@ describe('config', () => {
     expect(c.databaseUrl).toBe(localUrls.postgres);
     expect(c.kafkaBrokers).toEqual([localUrls.kafka]);
     expect(c.topics).toEqual({ events: 'events.v1', deadLetter: 'events.v1.dlq', problems: 'problems.v1' });
-    expect(c.kafkaCompression).toBe('zstd');
-    expect(loadConfig({ KAFKA_COMPRESSION: 'none' }).kafkaCompression).toBe('none');
+    expect(c.kafkaCompression).toBe('none');
+    expect(loadConfig({ KAFKA_COMPRESSION: 'zstd' }).kafkaCompression).toBe('zstd');
   });
 
   it('reads the spec variables', () => {

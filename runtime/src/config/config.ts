@@ -212,7 +212,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     kafkaBrokers: brokers,
     kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 4, 1, 1024),
     kafkaSessionTimeoutMs: int(env, 'KAFKA_SESSION_TIMEOUT_MS', 30_000, 6000, 300_000),
-    kafkaCompression: oneOf(env, 'KAFKA_COMPRESSION', KAFKA_COMPRESSIONS, 'zstd'),
+    kafkaCompression: oneOf(env, 'KAFKA_COMPRESSION', KAFKA_COMPRESSIONS, 'none'),
     topics: { events: `${prefix}events.v1`, deadLetter: `${prefix}events.v1.dlq`, problems: `${prefix}problems.v1` },
     heartbeatStaleMinutes: int(env, 'SERVICE_HEARTBEAT_STALE_MINUTES', 10, 1),
     problemCorrelationWindowMinutes: int(env, 'SERVICE_PROBLEM_CORRELATION_WINDOW_MINUTES', 60, 1),
