@@ -4,7 +4,6 @@
 // Servers run in a child process each so the load generator does not share their event loop.
 // Loopback only; bounded: 2 s warm-up + BENCH_SECONDS (default 10) per phase.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
@@ -13,8 +12,8 @@ import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
 import { createTestStores, testConfig } from '@watchpost/ops/testing/stores.ts';
 import { createRedis } from '@watchpost/runtime/clients/redis.ts';
-import { sampleEvent } from '@watchpost/schemas/fixtures.ts';
 import { createApiKey } from '../src/api-keys.ts';
+import { benchEvent } from './events.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -29,21 +28,7 @@ const kafka = new Kafka({ clientId: 'bench', brokers: config.kafkaBrokers, logLe
 const admin = kafka.admin();
 await admin.connect();
 
-// ~1 KB events: a template per host, the event_id spliced in per request.
-const PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
-const templates = Array.from({ length: 32 }, (_, i) => {
-  const ev = sampleEvent({
-    event_id: PLACEHOLDER,
-    host: { hostname: `bench-host-${i}`, os_family: i % 2 ? 'windows' : 'linux', display_name: `Bench host ${i}` },
-  });
-  ev.summary = `${ev.summary} ${'x'.repeat(300)}`;
-  return JSON.stringify(ev).split(PLACEHOLDER) as [string, string];
-});
-let n = 0;
-function eventJson(): string {
-  const t = templates[n++ % templates.length]!;
-  return t[0] + randomUUID() + t[1];
-}
+const eventJson = () => benchEvent().json;
 const eventBytes = Buffer.byteLength(eventJson());
 
 function serverEnv(): NodeJS.ProcessEnv {

@@ -1,13 +1,13 @@
 // Ceiling phase of `npm run bench:ingest`: ingest's own Kafka sink (kafkajs, acks=all, the configured
-// compression) sending pre-built envelopes as fast as it can, with no HTTP, Redis or logging. Whatever
+// compression) sending envelopes (built as ingest builds them) as fast as it can, with no HTTP, Redis or logging. Whatever
 // ingest does per event comes on top of this, so it bounds what one ingest process can reach here.
 // Usage: node produce-only.ts <events per send> <sends in flight> <seconds>; env as server.ts.
 // Prints one JSON line: {"events":N,"seconds":S,"cpuSeconds":C} (C: this process, all threads).
-import { randomUUID } from 'node:crypto';
 import { loadConfig } from '@watchpost/runtime/config/config.ts';
 import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
-import { sampleEvent } from '@watchpost/schemas/fixtures.ts';
+import { envelopeValue } from '../src/app.ts';
 import { KafkaEventSink } from '../src/kafka-sink.ts';
+import { benchEvent } from './events.ts';
 
 const [perSend, inFlight, seconds] = process.argv.slice(2).map(Number) as [number, number, number];
 const config = loadConfig(process.env, 'ingest');
@@ -17,16 +17,9 @@ const sink = new KafkaEventSink(
   config.ingest.produceTimeoutMs,
   config.kafkaCompression,
 );
-const PLACEHOLDER = '00000000-0000-4000-8000-000000000000';
-const templates = Array.from({ length: 32 }, (_, i) => {
-  const ev = sampleEvent({ event_id: PLACEHOLDER, host: { hostname: `bench-host-${i}`, os_family: 'linux' } });
-  ev.summary = `${ev.summary} ${'x'.repeat(300)}`;
-  return { key: ev.host.hostname, parts: JSON.stringify(ev).split(PLACEHOLDER) as [string, string] };
-});
-let n = 0;
 function message() {
-  const t = templates[n++ % templates.length]!;
-  return { key: t.key, value: `{"received_at":"${new Date().toISOString()}","event":${t.parts[0]}${randomUUID()}${t.parts[1]}}` };
+  const e = benchEvent();
+  return { key: e.hostname, value: envelopeValue(new Date().toISOString(), e.json) };
 }
 
 await sink.send([message()]); // connect and fetch metadata before the clock starts

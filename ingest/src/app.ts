@@ -25,7 +25,8 @@ export const BATCH_PATH = '/api/v1/events/batch';
 /** Seconds an agent is asked to wait after a 503. */
 export const RETRY_AFTER_SECONDS = 5;
 
-export type IngestOutcome = 'created' | 'duplicate' | 'rejected' | 'unavailable' | 'unauthorized' | 'too_large';
+export const INGEST_OUTCOMES = ['created', 'duplicate', 'rejected', 'unavailable', 'unauthorized', 'too_large'] as const;
+export type IngestOutcome = (typeof INGEST_OUTCOMES)[number];
 const eventsTotal = counter('ingest_events_total', 'Ingest outcomes (one per event; batch lines count one each)', ['outcome']);
 
 export interface KeyVerifier {
@@ -95,7 +96,7 @@ function parseAndValidate(text: string | undefined): Checked {
  * the agent sent (it parsed and validated, so consumers' JSON.parse yields the validated event):
  * re-serialising every event cost a noticeable share of the batch path.
  */
-function envelopeValue(receivedAt: string, eventJson: string): string {
+export function envelopeValue(receivedAt: string, eventJson: string): string {
   return `{"received_at":"${receivedAt}","event":${eventJson}}`;
 }
 
@@ -104,12 +105,10 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
   // The outcome line holds event_id, hostname, outcome and our own reason text, never a credential;
   // the redaction pass of the service logger nearly doubled the cost of this once-per-event line.
   const outcomeLog = log.child({}, { redact: [] });
-  const counted = Object.fromEntries(
-    (['created', 'duplicate', 'rejected', 'unavailable', 'unauthorized', 'too_large'] as const).map((o) => [
-      o,
-      eventsTotal.labels({ outcome: o }),
-    ]),
-  ) as Record<IngestOutcome, { inc(): void }>;
+  const counted = Object.fromEntries(INGEST_OUTCOMES.map((o) => [o, eventsTotal.labels({ outcome: o })])) as Record<
+    IngestOutcome,
+    { inc(): void }
+  >;
 
   function record(outcome: IngestOutcome, fields: { event_id?: string; hostname?: string; reason?: string }): void {
     counted[outcome].inc();

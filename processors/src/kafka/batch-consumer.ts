@@ -187,9 +187,9 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
     rebalanceTimeout: Math.max(sessionTimeout, 30_000),
     // Fetches of a few thousand ~1 KB messages: big enough for few round trips, small enough that
     // decoding one does not hold up the writes for long (and the heap stays small). The limits count
-    // bytes on the wire, so a zstd topic (ingest's default) fits many more events in each (the bench's
-    // alike events compress 17-35x at level 1; real fleets' events less). bench:store
-    // at 300,000 events, zstd: 4/16 MiB gave 26,707 events/s with a 199 MiB heap peak, 1/4 MiB gave
+    // bytes on the wire, so a zstd topic (KAFKA_COMPRESSION=zstd) fits many more events in each (the
+    // bench's alike events compress 17-35x at level 1; real fleets' events less). bench:store at
+    // 300,000 events, zstd: 4/16 MiB gave 26,707 events/s with a 199 MiB heap peak, 1/4 MiB gave
     // 35,158 events/s with 142 MiB (uncompressed: 31,539 -> 35,154 events/s).
     maxBytesPerPartition: 1024 * 1024,
     maxBytes: 4 * 1024 * 1024,
