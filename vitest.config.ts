@@ -10,6 +10,6 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    globalSetup: ['ops/src/testing/global-setup.ts'],
+    globalSetup: ['ops/src/stack/test-setup.ts'],
   },
 });

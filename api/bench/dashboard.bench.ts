@@ -9,16 +9,15 @@
 // the raw table without the pre-aggregation. Env: BENCH_EVENTS, BENCH_REQUESTS (50), BENCH_HOSTS (200),
 // BENCH_KEEP=1 keeps the databases.
 import Fastify from 'fastify';
-import { Queue } from 'bullmq';
 import { performance } from 'node:perf_hooks';
-import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { createRedis } from '@watchpost/runtime/clients/redis.ts';
-import { createTestStores, testConfig, uniqueTestName } from '@watchpost/ops/testing/stores.ts';
-import { ROLLUP_OVERLAP_SECONDS, runHourlyRollup } from '@watchpost/processors/store/rollup.ts';
-import { buildApiApp } from '../src/app.ts';
-import { createUser } from '../src/auth/users.ts';
-import type { ApiDeps } from '../src/types.ts';
+import { queryRows } from '@watchpost/runtime';
+import { sql } from '@watchpost/runtime';
+import { createQueue, createRedis } from '@watchpost/runtime';
+import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schemas';
+import { createTestStores, testConfig, uniqueTestName } from '@watchpost/testkit';
+import { ROLLUP_OVERLAP_SECONDS, runHourlyRollup } from '@watchpost/testkit/api';
+import { buildApiApp, type ApiDeps } from '@watchpost/api';
+import { createUser } from '@watchpost/core';
 
 const N = Number(process.env.BENCH_EVENTS ?? 10_000_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 50);
@@ -47,10 +46,7 @@ const s = await createTestStores(config, { kafka: false });
 const { ch, pg } = s;
 const redis = createRedis(config.redisUrl);
 const queueRedis = createRedis(config.redisUrl, { forBullmq: true });
-const notifications = new Queue('notifications', {
-  connection: queueRedis,
-  prefix: uniqueTestName('bench'),
-});
+const notifications = createQueue<LoginRateLimitedJob>(config, NOTIFICATIONS_QUEUE, queueRedis);
 
 try {
   console.log(

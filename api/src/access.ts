@@ -7,7 +7,8 @@ import type { FastifyRequest, RouteOptions } from 'fastify';
 import { ACCESS_LEVELS, type ApiDeps, type ApiUser } from './types.ts';
 import { forbidden, unauthenticated } from './errors.ts';
 import { verifyAccessToken } from './auth/jwt.ts';
-import { getUserById } from './auth/users.ts';
+import { getUserById } from '@watchpost/core';
+import { bearerToken as parseBearer } from '@watchpost/runtime';
 
 /** Header carrying an agent API key on 'agent' routes. */
 export const AGENT_KEY_HEADER = 'x-api-key';
@@ -22,10 +23,7 @@ export function assertRouteAccess(route: RouteOptions): void {
 }
 
 function bearerToken(req: FastifyRequest): string | undefined {
-  const h = req.headers.authorization;
-  if (!h) return undefined;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
-  return m?.[1];
+  return parseBearer(req.headers.authorization);
 }
 
 /** The logged-in user behind an access token, re-checked against Postgres; null when refused. */

@@ -41,9 +41,9 @@ export const unauthenticated = (message = 'missing or invalid credentials') =>
 export const forbidden = (message = 'your role does not allow this operation') => new ApiError(403, 'FORBIDDEN', message);
 export const notFound = (what = 'resource') => new ApiError(404, 'NOT_FOUND', `${what} not found`);
 
-import type { ErrorBody } from '@watchpost/runtime/error-body.ts';
+import { errorBody, type ErrorBody } from '@watchpost/runtime';
 
-export { errorBodySchema, type ErrorBody } from '@watchpost/runtime/error-body.ts';
+export { errorBodySchema, type ErrorBody } from '@watchpost/runtime';
 
 const codeForStatus = (status: number): string => {
   if (status === 400) return 'BAD_REQUEST';
@@ -54,9 +54,7 @@ const codeForStatus = (status: number): string => {
 /** Maps any thrown error to the error shape. 5xx bodies carry no internals; the log has them. */
 export function toErrorResponse(err: unknown): { status: number; body: ErrorBody; headers: Record<string, string> } {
   if (err instanceof ApiError) {
-    const body: ErrorBody = { error: { code: err.code, message: err.message } };
-    if (err.details !== undefined) body.error.details = err.details;
-    return { status: err.statusCode, body, headers: err.headers };
+    return { status: err.statusCode, body: errorBody(err.code, err.message, err.details), headers: err.headers };
   }
   const fe = err as Partial<FastifyError>;
   if (fe && Array.isArray(fe.validation)) {

@@ -1,17 +1,14 @@
 // The `api` role: wires clients into the API plugin and creates the first admin at first start.
-import { Queue } from 'bullmq';
-import type { Config, Logger, RoleStarter } from '@watchpost/runtime';
-import type { Clients } from '@watchpost/runtime';
-import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas/queues.ts';
+import { createQueue, type Clients, type Config, type RoleStarter } from '@watchpost/runtime';
+import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas';
+import { verifyApiKey } from '@watchpost/core';
 import { buildApiApp } from './app.ts';
 import { loadJwtSecret } from './auth/secret.ts';
 import { ensureFirstAdmin } from './auth/first-admin.ts';
-import { verifyApiKey } from '@watchpost/ingest/api-keys.ts';
 import type { ApiDeps, AuthSettings } from './types.ts';
 
 export { buildApiApp } from './app.ts';
-export { audit } from './audit.ts';
-export type { ApiDeps, ApiUser, Access } from './types.ts';
+export type { ApiDeps, ApiUser, Access, AuthSettings } from './types.ts';
 
 export async function authSettings(config: Config): Promise<AuthSettings> {
   return {
@@ -29,9 +26,9 @@ export async function createApiDeps(config: Config, clients: Clients): Promise<A
     config,
     pg: clients.pg,
     redis: clients.redis,
-    redisKeyPrefix: 'watchpost:',
+    redisKeyPrefix: config.redisKeyPrefix,
     clickhouse: clients.clickhouse,
-    notifications: new Queue(NOTIFICATIONS_QUEUE, { connection: clients.bullmqConnection() }),
+    notifications: createQueue(config, NOTIFICATIONS_QUEUE, clients.bullmqConnection()),
     auth: await authSettings(config),
     verifyAgentKey: async (key) => (await verifyApiKey(clients.pg, key)) !== null,
   };
@@ -39,7 +36,7 @@ export async function createApiDeps(config: Config, clients: Clients): Promise<A
 
 export const apiRole: RoleStarter = async ({ config, log, clients }) => {
   const deps = await createApiDeps(config, clients);
-  await ensureFirstAdmin(deps.pg, config, log as Logger);
+  await ensureFirstAdmin(deps.pg, config, log);
   return {
     routes: buildApiApp(deps),
     checks: clients.checks(),

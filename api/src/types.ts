@@ -1,23 +1,18 @@
 // What every API route plugin gets: `app.deps` (clients and settings) and, on routes whose access is
 // 'user' or 'admin', `request.user`. Access is declared per route in `config.access`.
 import type { Config } from '@watchpost/runtime';
-import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
-import type { Redis } from '@watchpost/runtime/clients/redis.ts';
-import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
+import type { Pool } from '@watchpost/runtime';
+import type { Redis } from '@watchpost/runtime';
+import type { ClickHouseClient } from '@watchpost/runtime';
 import type { Queue } from 'bullmq';
+import type { LoginRateLimitedJob } from '@watchpost/schemas';
 
-export const USER_ROLES = ['admin', 'monitor'] as const;
-export type UserRole = (typeof USER_ROLES)[number];
+import type { ApiUser } from '@watchpost/core';
+export { USER_ROLES, type UserRole, type ApiUser } from '@watchpost/core';
 
 /** 'user' = any logged-in user (monitor or admin); 'agent' = an agent API key. */
 export const ACCESS_LEVELS = ['public', 'agent', 'user', 'admin'] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
-
-export interface ApiUser {
-  id: number;
-  username: string;
-  role: UserRole;
-}
 
 export interface AuthSettings {
   /** HS256 key of the access tokens. */
@@ -40,7 +35,7 @@ export interface ApiDeps {
   redisKeyPrefix: string;
   clickhouse: ClickHouseClient;
   /** BullMQ notifications queue (login-limit alerts). */
-  notifications: Queue;
+  notifications: Queue<LoginRateLimitedJob>;
   auth: AuthSettings;
   /** True when the key is a valid, unrevoked agent API key (ingest's api_keys table). */
   verifyAgentKey(key: string): Promise<boolean>;

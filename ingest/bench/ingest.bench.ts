@@ -10,10 +10,10 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
-import { createTestStores, testConfig } from '@watchpost/ops/testing/stores.ts';
-import { createRedis } from '@watchpost/runtime/clients/redis.ts';
-import { createApiKey } from '../src/api-keys.ts';
-import { benchEvent } from './events.ts';
+import { createTestStores, testConfig } from '@watchpost/testkit';
+import { createRedis } from '@watchpost/runtime';
+import { createApiKey } from '@watchpost/core';
+import { benchEvent } from '@watchpost/testkit';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -21,7 +21,7 @@ const BATCH_LINES = Number(process.env.BENCH_BATCH_LINES ?? 1000);
 const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 8);
 
 const config = testConfig('bench_ingest', { KAFKA_PARTITIONS: '4', SERVICE_INGEST_CLAIM_TTL_DAYS: '1', LOG_LEVEL: 'info' });
-const prefix = config.topics.events.slice(0, -'events.v1'.length);
+const prefix = config.topicPrefix;
 const stores = await createTestStores(config);
 const { key } = await createApiKey(stores.pg, 'bench');
 const kafka = new Kafka({ clientId: 'bench', brokers: config.kafkaBrokers, logLevel: logLevel.NOTHING });
@@ -54,7 +54,7 @@ async function startServer(mode: 'bare' | 'ingest'): Promise<{ child: ChildProce
       stdio: ['ignore', 'pipe', 'inherit'],
     },
   );
-  const rl = createInterface({ input: child.stdout! });
+  const rl = createInterface({ input: child.stdout });
   const [line] = (await once(rl, 'line')) as [string];
   const { port } = JSON.parse(line) as { port: number };
   return { child, url: `http://127.0.0.1:${port}` };
@@ -148,7 +148,7 @@ async function produceOnly(name: string, perSend: number, inFlight: number): Pro
     ],
     { env: serverEnv(), stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const rl = createInterface({ input: child.stdout! });
+  const rl = createInterface({ input: child.stdout });
   const exited = once(child, 'exit');
   const [line] = (await once(rl, 'line')) as [string];
   await exited;

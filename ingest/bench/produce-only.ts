@@ -3,11 +3,11 @@
 // ingest does per event comes on top of this, so it bounds what one ingest process can reach here.
 // Usage: node produce-only.ts <events per send> <sends in flight> <seconds>; env as server.ts.
 // Prints one JSON line: {"events":N,"seconds":S,"cpuSeconds":C} (C: this process, all threads).
-import { loadConfig } from '@watchpost/runtime/config/config.ts';
-import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
+import { loadConfig } from '@watchpost/runtime';
+import { createKafka } from '@watchpost/runtime';
 import { envelopeValue } from '../src/app.ts';
 import { KafkaEventSink } from '../src/kafka-sink.ts';
-import { benchEvent } from './events.ts';
+import { benchEvent } from '@watchpost/testkit';
 
 const [perSend, inFlight, seconds] = process.argv.slice(2).map(Number) as [number, number, number];
 const config = loadConfig(process.env, 'ingest');

@@ -2,14 +2,14 @@
 // acks=all, cached key check, outcome logs to /dev/null) or `node server.ts bare` (fastify, the same
 // body parsing and compiled schema v1, answering 201 without Kafka or Redis). Prints {"port":N}.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { createLogger } from '@watchpost/runtime/logger.ts';
-import { loadConfig } from '@watchpost/runtime/config/config.ts';
-import { createRedis } from '@watchpost/runtime/clients/redis.ts';
-import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
-import { createPostgres } from '@watchpost/runtime/clients/postgres.ts';
+import { createLogger } from '@watchpost/runtime';
+import { loadConfig } from '@watchpost/runtime';
+import { createRedis } from '@watchpost/runtime';
+import { createKafka } from '@watchpost/runtime';
+import { createPostgres } from '@watchpost/runtime';
 import { validateEvent } from '@watchpost/schemas';
 import { buildIngestApp } from '../src/app.ts';
-import { metrics } from '@watchpost/runtime/metrics.ts';
+import { metrics } from '@watchpost/runtime';
 
 const mode = process.argv[2];
 const config = loadConfig(process.env, 'ingest');
@@ -68,7 +68,7 @@ if (mode === 'bare') {
 await app.listen({ host: '127.0.0.1', port: 0 });
 const addr = app.server.address();
 process.stdout.write(`${JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 })}\n`);
-process.once('SIGTERM', async () => {
+async function stop(): Promise<void> {
   // exit via return from main would skip nothing here; process.exit still writes --cpu-prof output.
   await app.close();
   // BENCH_METRICS=1: the ingest histograms (micro-batch sizes, produce latency) on stderr.
@@ -83,4 +83,5 @@ process.once('SIGTERM', async () => {
   }
   for (const c of closers) await c().catch(() => {});
   process.exit(0);
-});
+}
+process.once('SIGTERM', () => void stop());

@@ -2,17 +2,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Kafka, logLevel } from 'kafkajs';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/ops/testing/stores.ts';
-import { createRedis, type Redis } from '@watchpost/runtime/clients/redis.ts';
-import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
-import { metrics } from '@watchpost/runtime/metrics.ts';
-import { loadConfig } from '@watchpost/runtime/config/config.ts';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
+import { createRedis, type Redis } from '@watchpost/runtime';
+import { createKafka } from '@watchpost/runtime';
+import { metrics } from '@watchpost/runtime';
+import { loadConfig } from '@watchpost/runtime';
 import { decodeEnvelope } from '@watchpost/schemas';
-import { sampleEvent } from '@watchpost/schemas/fixtures.ts';
+import { sampleEvent } from '@watchpost/testkit';
 import { buildIngestApp, type IngestService } from './app.ts';
 import { IngestPipeline } from './pipeline.ts';
-import { createApiKey, revokeApiKey } from './api-keys.ts';
-import { memoryLogger, topicReader } from './testing.ts';
+import { createApiKey, revokeApiKey } from '@watchpost/core';
+import { memoryLogger, topicReader } from '@watchpost/testkit';
 
 const PROVISIONAL_MS = 1500;
 let stores: TestStores;

@@ -1,7 +1,7 @@
 // The ingest HTTP surface as a fastify plugin: POST /api/v1/events and POST /api/v1/events/batch.
 // Hot path: key check (cached), JSON parse, compiled schema v1, micro-batched claim + Kafka send.
 // It never touches ClickHouse, and Postgres only through the cached key check.
-import { errorBodySchema } from '@watchpost/runtime/error-body.ts';
+import { bearerToken, errorBody, errorBodySchema, type ErrorBody } from '@watchpost/runtime';
 import Fastify, {
   LogController,
   type FastifyBaseLogger,
@@ -15,7 +15,7 @@ import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import { validateEvent, type EventV1, type ValidationError } from '@watchpost/schemas';
 import { counter, type Config, type Logger } from '@watchpost/runtime';
-import { ApiKeyVerifier } from './api-keys.ts';
+import { ApiKeyVerifier } from '@watchpost/core';
 import { ClaimStore } from './claims.ts';
 import { KafkaEventSink, type EventSink } from './kafka-sink.ts';
 import { IngestPipeline, type Outcome } from './pipeline.ts';
@@ -40,23 +40,11 @@ export interface IngestDeps {
   keys: KeyVerifier;
 }
 
-interface ErrorBody {
-  error: { code: string; message: string; details?: unknown };
-}
-function errorBody(code: string, message: string, details?: unknown): ErrorBody {
-  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
-}
-
 /** The key from `X-API-Key` or `Authorization: Bearer <key>`. */
 export function agentKey(headers: FastifyRequest['headers']): string | undefined {
   const x = headers['x-api-key'];
   if (typeof x === 'string' && x) return x.trim();
-  const auth = headers.authorization;
-  if (typeof auth === 'string') {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(auth);
-    if (m) return m[1];
-  }
-  return undefined;
+  return bearerToken(headers.authorization);
 }
 
 type LineResult =
@@ -92,7 +80,7 @@ function parseAndValidate(text: string | undefined): Checked {
 }
 
 /**
- * The Kafka value per CONTRACTS.md: {"received_at":..., "event":...}. The event goes in as the text
+ * The Kafka value (schemas/src/envelope.ts): {"received_at":..., "event":...}. The event goes in as the text
  * the agent sent (it parsed and validated, so consumers' JSON.parse yields the validated event):
  * re-serialising every event cost a noticeable share of the batch path.
  */
@@ -322,7 +310,7 @@ export function createIngest(opts: {
   const { config, log } = opts;
   const ic = config.ingest;
   const claims = new ClaimStore(opts.redis, {
-    prefix: `${config.topics.events}:claim:`,
+    prefix: config.claimKeyPrefix,
     provisionalMs: ic.claimProvisionalMs,
     committedMs: ic.claimTtlDays * 86_400_000,
   });

@@ -1,18 +1,9 @@
 // The ingest role: bootstrap key, then the routes mounted by the launcher on its one server.
 import type { RoleStarter } from '@watchpost/runtime';
-import { ensureBootstrapKey } from './api-keys.ts';
+import { ensureBootstrapKey } from '@watchpost/core';
 import { createIngest } from './app.ts';
 
-export { buildIngestApp, createIngest, ingestRoutes, EVENTS_PATH, BATCH_PATH } from './app.ts';
-export {
-  createApiKey,
-  listApiKeys,
-  revokeApiKey,
-  verifyApiKey,
-  ensureBootstrapKey,
-  hashApiKey,
-  type ApiKeyInfo,
-} from './api-keys.ts';
+export { buildIngestApp, createIngest, ingestRoutes, envelopeValue, EVENTS_PATH, BATCH_PATH } from './app.ts';
 
 export const ingestRole: RoleStarter = async ({ config, log, clients }) => {
   const bootstrap = await ensureBootstrapKey(clients.pg, { bootstrapApiKey: config.bootstrapApiKey, stateDir: config.stateDir });

@@ -2,8 +2,8 @@
 // micro-batch; every attempt (connect + send) is bounded by the produce timeout so a request never
 // waits on an unreachable broker for longer than that.
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
-import { compressionType } from '@watchpost/runtime/clients/kafka.ts';
-import type { KafkaCompression } from '@watchpost/runtime/config/config.ts';
+import { compressionType } from '@watchpost/runtime';
+import type { KafkaCompression } from '@watchpost/runtime';
 
 export interface OutMessage {
   key: string;

@@ -2,7 +2,7 @@
 // claim script call, one Kafka send and one commit script call. kafkajs sends each send() as its own
 // request, so grouping here is what lets ingest go beyond a few thousand events per second.
 import { randomBytes } from 'node:crypto';
-import { histogram } from '@watchpost/runtime/metrics.ts';
+import { histogram } from '@watchpost/runtime';
 import type { Logger } from '@watchpost/runtime';
 import type { ClaimStore } from './claims.ts';
 import { withTimeout, type EventSink } from './kafka-sink.ts';

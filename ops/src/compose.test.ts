@@ -3,8 +3,8 @@ import { readFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { repoRoot } from '@watchpost/runtime/config/config.ts';
-import { ROLES } from '@watchpost/runtime/config/config.ts';
+import { repoRoot } from '@watchpost/runtime';
+import { ROLES } from '@watchpost/runtime';
 
 type Service = { image?: string; build?: { dockerfile: string }; command?: string[]; environment?: Record<string, string> };
 const compose = parse(readFileSync(join(repoRoot, 'docker-compose.yml'), 'utf8'), { merge: true }) as {

@@ -6,6 +6,7 @@ import {
   Clients,
   ConfigError,
   Lifecycle,
+  SERVICE_ROLES,
   VERSION,
   createLogger,
   loadConfig,
@@ -53,20 +54,15 @@ export async function launch(role: string | undefined, opts: LaunchOptions): Pro
   });
   lifecycle.onClose('http', () => app.close());
 
-  const names = config.role === 'all' ? (Object.keys(roleStarters) as (keyof typeof roleStarters)[]) : [config.role];
+  const names = config.role === 'all' ? SERVICE_ROLES : [config.role];
   const handles: RoleHandle[] = [];
   for (const name of names) {
-    const load = roleStarters[name];
-    if (!load) {
-      log.fatal({ role: name }, 'unknown role');
-      process.exit(2);
-    }
-    const starter = await load();
+    const starter = await roleStarters[name]();
     const handle = await starter({ config, log: log.child({ role: name }), clients });
     handles.push(handle);
     if (handle.close) lifecycle.onClose(name, handle.close);
   }
-  registerHealth(app, `watchpost-${config.role}`, Object.assign({}, ...handles.map((h) => h.checks ?? {})));
+  registerHealth(app, `watchpost-${config.role}`, Object.fromEntries(handles.flatMap((h) => Object.entries(h.checks ?? {}))));
   app.get('/metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.metrics()));
   for (const h of handles) if (h.routes) await app.register(h.routes);
   lifecycle.onClose('clients', () => clients.close());

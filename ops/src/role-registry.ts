@@ -1,11 +1,13 @@
-// Which code runs for each role. `all` runs every role in one process (local use).
-import type { Role, RoleStarter } from '@watchpost/runtime';
+// Which code runs for each role. `all` runs every role in one process (local use). Typed as a full
+// record over runtime's SERVICE_ROLES: a role listed there without a starter here (or the reverse)
+// does not compile, so no role can pass config validation and then fail to start.
+import type { RoleStarter, ServiceRole } from '@watchpost/runtime';
 
-export const roleStarters: Partial<Record<Exclude<Role, 'all'>, () => Promise<RoleStarter>>> = {
+export const roleStarters: Record<ServiceRole, () => Promise<RoleStarter>> = {
   ingest: async () => (await import('@watchpost/ingest')).ingestRole,
   api: async () => (await import('@watchpost/api')).apiRole,
-  store: async () => (await import('@watchpost/processors/store/index.ts')).storeRole,
-  correlate: async () => (await import('@watchpost/processors/correlate/index.ts')).correlateRole,
-  scheduler: async () => (await import('@watchpost/processors/scheduler/index.ts')).schedulerRole,
-  stream: async () => (await import('@watchpost/processors/stream/index.ts')).streamRole,
+  store: async () => (await import('@watchpost/processors')).storeRole,
+  correlate: async () => (await import('@watchpost/processors')).correlateRole,
+  scheduler: async () => (await import('@watchpost/processors')).schedulerRole,
+  stream: async () => (await import('@watchpost/processors')).streamRole,
 };

@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot, VERSION } from '@watchpost/runtime';
-import { createTestStores, testConfig } from './testing/stores.ts';
+import { createTestStores, testConfig } from '@watchpost/testkit';
 
 const config = testConfig('launcher');
 const stores = await createTestStores(config);

@@ -5,14 +5,14 @@
 // Env: BENCH_EVENTS (default 1,000,000: enough that neither side is measured mostly starting up),
 // BENCH_KAFKA_ENGINE_TIMEOUT_S (default 180).
 import { Clients, createLogger } from '@watchpost/runtime';
-import { compressionType, createKafka, ensureTopics } from '@watchpost/runtime/clients/kafka.ts';
-import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { ident, quoteString, sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { encodeEnvelope } from '@watchpost/schemas/envelope.ts';
-import { createTestStores, testConfig } from '@watchpost/ops/testing/stores.ts';
+import { compressionType, createKafka, ensureTopics } from '@watchpost/runtime';
+import { queryRows } from '@watchpost/runtime';
+import { ident, quoteString, sql } from '@watchpost/runtime';
+import { encodeEnvelope } from '@watchpost/schemas';
+import { createTestStores, testConfig } from '@watchpost/testkit';
 import { storeRole } from '../src/store/index.ts';
 import { envelopeToRow, EVENT_COLUMNS } from '../src/store/rows.ts';
-import { makeEnvelope } from '../src/testing/events.ts';
+import { makeEnvelope } from '@watchpost/testkit';
 
 const N = Number(process.env.BENCH_EVENTS ?? 1_000_000);
 const ENGINE_TIMEOUT_S = Number(process.env.BENCH_KAFKA_ENGINE_TIMEOUT_S ?? 180);

@@ -21,3 +21,13 @@ export const errorBodySchema = {
     },
   },
 } as const;
+
+export function errorBody(code: string, message: string, details?: unknown): ErrorBody {
+  return details === undefined ? { error: { code, message } } : { error: { code, message, details } };
+}
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerToken(authorization: string | undefined): string | undefined {
+  if (!authorization) return undefined;
+  return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+}

@@ -1,7 +1,17 @@
+// The platform every role builds on. Import from '@watchpost/runtime' only (the package exports nothing else).
 export * from './config/config.ts';
 export { localStack, localUrls } from './config/local-stack.ts';
 export * from './roles.ts';
 export { Clients } from './clients/index.ts';
+export * from './clients/postgres.ts';
+export * from './clients/redis.ts';
+export * from './clients/clickhouse.ts';
+export * from './clients/kafka.ts';
+export * from './clickhouse/sql.ts';
+export * from './clickhouse/events-table.ts';
+export * from './queues.ts';
+export * from './error-body.ts';
+export * from './secret-file.ts';
 export { createLogger, type Logger } from './logger.ts';
 export { Lifecycle } from './lifecycle.ts';
 export { registerHealth, type HealthCheck } from './health.ts';

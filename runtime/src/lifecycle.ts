@@ -1,6 +1,6 @@
 import type { Logger } from './logger.ts';
 
-type Step = { name: string; close: () => Promise<unknown> | unknown };
+type Step = { name: string; close: () => unknown };
 
 /**
  * Shutdown in registration order: register intake first (HTTP servers, consumers), then workers,

@@ -94,6 +94,15 @@ export const eventSchemaV1 = {
 
 export type EventV1 = FromSchema<typeof eventSchemaV1>;
 
-export function severityRank(s: Severity): number {
-  return SEVERITIES.indexOf(s);
+/** Position in SEVERITIES (info 0 .. critical 3); -1 for a string that is not a severity. */
+export function severityRank(s: string): number {
+  return SEVERITIES.indexOf(s as Severity);
+}
+
+export function isSeverity(s: unknown): s is Severity {
+  return typeof s === 'string' && severityRank(s) >= 0;
+}
+
+export function maxSeverity(a: Severity, b: Severity): Severity {
+  return severityRank(a) >= severityRank(b) ? a : b;
 }

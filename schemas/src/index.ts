@@ -1,6 +1,10 @@
+// Every wire contract: event schema v1 and its validator, the Kafka envelope, topic and channel names,
+// the problems.v1 message, the dead-letter record, the live.v1 messages, BullMQ queues and job payloads.
 export {
   eventSchemaV1,
   severityRank,
+  isSeverity,
+  maxSeverity,
   SEVERITIES,
   CATEGORIES,
   PRODUCTS,
@@ -11,5 +15,9 @@ export {
   type Severity,
 } from './event-v1.ts';
 export { validateEvent, MAX_REPORTED_ERRORS, type ValidationError, type ValidationResult } from './validate.ts';
-export { encodeEnvelope, decodeEnvelope, type EventEnvelope, type DecodeResult } from './envelope.ts';
-export { NOTIFICATIONS_QUEUE, ACTIONS_QUEUE, SCHEDULER_QUEUE } from './queues.ts';
+export * from './envelope.ts';
+export * from './topics.ts';
+export * from './dead-letter.ts';
+export * from './problems.ts';
+export * from './live.ts';
+export * from './queues.ts';

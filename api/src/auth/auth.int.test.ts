@@ -1,7 +1,7 @@
 // Login, refresh rotation and reuse, per-request re-check of the user, login rate limit with its
 // notification job, and the admin routes (users, settings, audit) end to end on real Postgres/Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, createApiHarness, login, type ApiHarness } from '../testing/harness.ts';
+import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
 import { rateLimitJobId } from './login-limit.ts';
 
 let h: ApiHarness;

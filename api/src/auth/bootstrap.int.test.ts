@@ -3,11 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, readFile, stat, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/ops/testing/stores.ts';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
 import { ensureFirstAdmin, INITIAL_ADMIN_FILE } from './first-admin.ts';
 import { loadJwtSecret, JWT_SECRET_FILE } from './secret.ts';
-import { getUserByName } from './users.ts';
-import { verifyPassword } from './passwords.ts';
+import { getUserByName, verifyPassword } from '@watchpost/core';
 
 let stores: TestStores;
 let dir: string;

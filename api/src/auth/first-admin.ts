@@ -2,11 +2,11 @@
 // or, without a password, a generated one printed once on stdout and written to
 // `<stateDir>/initial-admin-password` (mode 0600). An advisory lock keeps two processes from racing.
 import { randomBytes } from 'node:crypto';
-import { writeSecretFile } from '@watchpost/runtime/secret-file.ts';
+import { writeSecretFile } from '@watchpost/runtime';
 import { join } from 'node:path';
 import type { Config, Logger } from '@watchpost/runtime';
-import { withTransaction, type Pool } from '@watchpost/runtime/clients/postgres.ts';
-import { createUser } from './users.ts';
+import { withTransaction, type Pool } from '@watchpost/runtime';
+import { createUser } from '@watchpost/core';
 
 export const INITIAL_ADMIN_FILE = 'initial-admin-password';
 

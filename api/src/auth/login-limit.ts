@@ -3,7 +3,7 @@
 // maxLoginFailures-th failure (3) locks that username and/or address for auth.lockoutSeconds (default
 // 15 min): every login for it then gets 429 with Retry-After, even with the right password, until the
 // lock expires. A successful login clears the username's counter (not the address's).
-import type { Redis } from '@watchpost/runtime/clients/redis.ts';
+import type { Redis } from '@watchpost/runtime';
 import { createHash } from 'node:crypto';
 
 export interface LimitSettings {

@@ -3,8 +3,8 @@
 // (default 30 days), rotated on every use; presenting a spent one again revokes its whole family
 // (the legitimate holder and the thief are both logged out).
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { withTransaction } from '@watchpost/runtime/clients/postgres.ts';
-import type { Pool, PoolClient } from '@watchpost/runtime/clients/postgres.ts';
+import { withTransaction } from '@watchpost/runtime';
+import type { Pool, PoolClient } from '@watchpost/runtime';
 import type { ApiUser, AuthSettings, UserRole } from '../types.ts';
 import { signAccessToken } from './jwt.ts';
 

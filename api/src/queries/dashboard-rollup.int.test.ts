@@ -4,11 +4,11 @@
 // late re-insert into an hour already rolled up is corrected by the next rollup. Real ClickHouse and
 // Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/ops/testing/stores.ts';
-import { runHourlyRollup } from '@watchpost/processors/store/rollup.ts';
-import { fixtureEnvelope, insertEnvelopes, type FixtureEvent } from '../testing/reads-fixtures.ts';
+import { queryRows } from '@watchpost/runtime';
+import { sql } from '@watchpost/runtime';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
+import { runHourlyRollup } from '@watchpost/testkit/api';
+import { fixtureEnvelope, insertEnvelopes, type FixtureEvent } from '@watchpost/testkit/api';
 import { dashboardSummary } from './dashboard.ts';
 import { NO_TYPE_SETTINGS } from './type-settings.ts';
 

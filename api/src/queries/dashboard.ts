@@ -5,16 +5,16 @@
 // millions; hours that received rows since the rollup's watermark (normally the current hour or two)
 // are counted from `events` with uniqExact. Host and problem figures come from Postgres. Hidden types
 // are left out of every figure; severities are shown after the per-type override.
-import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
-import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
-import { sql, Sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { occurredHoursSql } from '@watchpost/runtime/clickhouse/events-table.ts';
+import type { ClickHouseClient } from '@watchpost/runtime';
+import { queryRows } from '@watchpost/runtime';
+import type { Pool } from '@watchpost/runtime';
+import { sql, Sql } from '@watchpost/runtime';
+import { occurredHoursSql } from '@watchpost/runtime';
 import { notInHoursSql, pendingHours } from './hourly.ts';
-import { SEVERITIES, type Severity } from '@watchpost/runtime/config/config.ts';
+import { SEVERITIES, type Severity } from '@watchpost/schemas';
 import { effectiveSeveritySql, visibleTypeSql, type TypeSettings } from './type-settings.ts';
 import { recentEvents, type EventRow } from './events.ts';
-import { hostStatusSql } from './hosts-status.ts';
+import { hostStatusSql } from '@watchpost/core';
 import { visibleProblemTypeSql } from './problems.ts';
 
 const HOUR_MS = 3_600_000;

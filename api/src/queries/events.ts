@@ -1,13 +1,13 @@
 // Events reads from ClickHouse. Every query is built with the `sql` helper (ClickHouse 18.16 has no
 // server-side parameters). Exact despite duplicates: a redelivered event may sit in `events` twice
 // until a merge collapses it, so totals use uniqExact(event_id) and pages LIMIT 1 BY event_id.
-import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
-import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
-import { joinSql, sql, type Sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { occurredRangeSql } from '@watchpost/runtime/clickhouse/events-table.ts';
+import type { ClickHouseClient } from '@watchpost/runtime';
+import { queryRows } from '@watchpost/runtime';
+import type { Pool } from '@watchpost/runtime';
+import { joinSql, sql, type Sql } from '@watchpost/runtime';
+import { occurredRangeSql } from '@watchpost/runtime';
 import { countsByHour } from './hourly.ts';
-import type { Severity } from '@watchpost/runtime/config/config.ts';
+import type { Severity } from '@watchpost/schemas';
 import { effectiveSeverity, effectiveSeveritySql, isHidden, visibleTypeSql, type TypeSettings } from './type-settings.ts';
 
 export interface EventFilters {

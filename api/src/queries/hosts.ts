@@ -1,10 +1,10 @@
 // Hosts (Postgres, table from the correlate migration) and host deletion across both stores.
-import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
-import { withTransaction } from '@watchpost/runtime/clients/postgres.ts';
-import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
-import { execSql } from '@watchpost/runtime/clients/clickhouse.ts';
-import { sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { hostStatusSql } from './hosts-status.ts';
+import type { Pool } from '@watchpost/runtime';
+import { withTransaction } from '@watchpost/runtime';
+import type { ClickHouseClient } from '@watchpost/runtime';
+import { execSql } from '@watchpost/runtime';
+import { sql } from '@watchpost/runtime';
+import { hostStatusSql } from '@watchpost/core';
 import type { TypeSettings } from './type-settings.ts';
 
 export interface HostRow {
@@ -106,7 +106,7 @@ export async function listHosts(
   page: number,
   pageSize: number,
 ): Promise<{ total: number; page: number; page_size: number; items: HostRow[] }> {
-  const params: unknown[] = [staleMinutes, ts.hidden];
+  const params: unknown[] = [staleMinutes, [...ts.hidden]];
   const where: string[] = [];
   if (f.search !== undefined && f.search.trim() !== '') {
     params.push(likeContains(f.search.trim()));
@@ -131,7 +131,7 @@ export async function listHosts(
 }
 
 export async function getHost(pg: Pool, ts: TypeSettings, staleMinutes: number, id: number): Promise<HostDetail | null> {
-  const { rows } = await pg.query<DbHost>(`${HOST_SELECT} WHERE h.id = $3`, [staleMinutes, ts.hidden, id]);
+  const { rows } = await pg.query<DbHost>(`${HOST_SELECT} WHERE h.id = $3`, [staleMinutes, [...ts.hidden], id]);
   return rows[0] ? toDetail(rows[0]) : null;
 }
 

@@ -3,10 +3,10 @@
 // the rest from `events` with uniqExact (normally the current hour or two, plus the partial hours at
 // the edges of a range that does not start or end on a whole hour). Used by the dashboard summary
 // and the events list (its total, and how far back a page has to read).
-import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
-import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { joinSql, sql, Sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { occurredHoursSql, occurredRangeSql } from '@watchpost/runtime/clickhouse/events-table.ts';
+import type { ClickHouseClient } from '@watchpost/runtime';
+import { queryRows } from '@watchpost/runtime';
+import { joinSql, sql, Sql } from '@watchpost/runtime';
+import { occurredHoursSql, occurredRangeSql } from '@watchpost/runtime';
 
 const HOUR_S = 3600;
 

@@ -1,20 +1,27 @@
 // Problems reads and operator actions (Postgres; tables from the correlate migration 1000000000200).
 // Severity is shown after the per-type override; problems of hidden types are left out of lists and
 // counts. Acknowledge/resolve go through the shared state machine; a refusal becomes HTTP 409.
-import type { TimelineEvent } from '@watchpost/processors/correlate/processor.ts';
-import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
-import { withTransaction } from '@watchpost/runtime/clients/postgres.ts';
-import { transition, type ProblemState, type RefusalReason } from '@watchpost/processors/correlate/problem-state.ts';
-import type { Severity } from '@watchpost/runtime/config/config.ts';
+import type { Pool } from '@watchpost/runtime';
+import { withTransaction } from '@watchpost/runtime';
+import {
+  PROBLEM_STATUSES,
+  problemColumns,
+  transition,
+  type ProblemState,
+  type ProblemStatus,
+  type RefusalReason,
+  type TimelineEvent,
+} from '@watchpost/core';
+import type { Severity } from '@watchpost/schemas';
 import { effectiveSeverity, type TypeSettings } from './type-settings.ts';
 import { flapEventIds } from './events.ts';
 
-export const PROBLEM_STATUSES = ['open', 'acknowledged', 'resolved'] as const;
-export type ProblemStatusName = (typeof PROBLEM_STATUSES)[number];
+export { PROBLEM_STATUSES };
+export type ProblemStatusName = ProblemStatus;
 
 /** `NOT (col = ANY($n))` with the hidden types as parameter $n (always one parameter). */
 export function visibleProblemTypeSql(ts: TypeSettings, col: string, n: number): { text: string; params: unknown[] } {
-  return { text: `NOT (${col} = ANY($${n}::text[]))`, params: [ts.hidden] };
+  return { text: `NOT (${col} = ANY($${n}::text[]))`, params: [[...ts.hidden]] };
 }
 
 /** Postgres expression of the severity after the override (`param` = the JSON object of overrides). */
@@ -66,9 +73,7 @@ type DbProblem = Omit<ProblemRow, 'stored_severity' | 'created_at' | 'last_seen'
   resolved_at: Date | null;
 };
 
-const PROBLEM_COLUMNS = `p.id::text AS id, p.status, p.fingerprint, p.host, h.id AS host_id, h.display_name, p.type, p.rule, p.title,
-  p.severity, p.count, p.created_at, p.last_seen, p.acknowledged_at, p.acknowledged_by, p.resolved_at, p.resolved_by,
-  p.resolved_by_user, p.reopened_count, p.rdg_flap, p.details`;
+const PROBLEM_COLUMNS = `${problemColumns('p')}, h.id AS host_id, h.display_name`;
 
 function toRow(r: DbProblem, ts: TypeSettings): ProblemRow {
   return {
@@ -87,7 +92,7 @@ const overridesJson = (ts: TypeSettings) => JSON.stringify(Object.fromEntries(ts
 
 /** Conditions other than status, with their parameters ($1 = hidden types). */
 function baseConditions(ts: TypeSettings, f: ProblemFilters, now: Date): { where: string[]; params: unknown[] } {
-  const params: unknown[] = [ts.hidden];
+  const params: unknown[] = [[...ts.hidden]];
   const where = ['NOT (p.type = ANY($1::text[]))'];
   const add = (v: unknown) => {
     params.push(v);
@@ -212,8 +217,7 @@ export async function applyProblemAction(
 ): Promise<ActionOutcome> {
   return withTransaction(pg, async (c) => {
     const { rows } = await c.query<ProblemState & { id: string }>(
-      `SELECT id::text AS id, status, type, acknowledged_at, acknowledged_by, resolved_at, resolved_by, resolved_by_user, reopened_count
-         FROM problems WHERE id = $1 FOR UPDATE`,
+      `SELECT ${problemColumns()} FROM problems WHERE id = $1 FOR UPDATE`,
       [id],
     );
     const current = rows[0];

@@ -1,7 +1,7 @@
-// Agent API keys over HTTP (admin only); the same functions as the CLI (ingest/src/api-keys.ts).
+// Agent API keys over HTTP (admin only); the same functions as the CLI (core/src/agent-keys.ts).
 import type { FastifyPluginAsync } from 'fastify';
-import { createApiKey, listApiKeys, revokeApiKey } from '@watchpost/ingest/api-keys.ts';
-import { audit } from '../audit.ts';
+import { createApiKey, listApiKeys, revokeApiKey } from '@watchpost/core';
+import { audit } from '@watchpost/core';
 import { notFound } from '../errors.ts';
 
 const tags = ['api-keys'];

@@ -1,6 +1,6 @@
 // GET /api/v1/audit (admin): the audit log, newest first, keyset paged by id.
 import type { FastifyPluginAsync } from 'fastify';
-import { listAudit } from '../audit.ts';
+import { listAudit } from '@watchpost/core';
 
 const auditRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Querystring: { limit: number; before_id?: number; action?: string; actor?: string } }>(

@@ -1,10 +1,8 @@
 // POST /api/v1/auth/login, /auth/refresh, /auth/logout, GET /auth/me.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas/queues.ts';
+import { LOGIN_RATE_LIMITED_JOB, NOTIFICATIONS_QUEUE } from '@watchpost/schemas';
 import { ApiError, unauthenticated } from '../errors.ts';
-import { audit } from '../audit.ts';
-import { dummyHash, verifyPassword } from '../auth/passwords.ts';
-import { getUserByName, normalizeUsername } from '../auth/users.ts';
+import { audit, dummyHash, getUserByName, normalizeUsername, verifyPassword } from '@watchpost/core';
 import { issueSession, revokeFamilyOf, rotateRefreshToken } from '../auth/tokens.ts';
 import { lockedFor, rateLimitJobId, recordFailure, recordSuccess } from '../auth/login-limit.ts';
 
@@ -32,8 +30,6 @@ const refreshBody = {
   additionalProperties: false,
   properties: { refresh_token: { type: 'string', minLength: 1, maxLength: 512 } },
 } as const;
-
-export const LOGIN_RATE_LIMITED_JOB = 'login_rate_limited';
 
 const auditAddress = (req: FastifyRequest) => req.ip;
 

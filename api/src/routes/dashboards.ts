@@ -1,6 +1,6 @@
 // GET /dashboards/summary: the last 24 hours (api/src/queries/dashboard.ts).
 import type { FastifyPluginAsync } from 'fastify';
-import { SEVERITIES } from '@watchpost/runtime/config/config.ts';
+import { SEVERITIES } from '@watchpost/schemas';
 import { dashboardSummary } from '../queries/dashboard.ts';
 import { loadTypeSettings } from '../queries/type-settings.ts';
 import { eventRowSchema } from './read-schemas.ts';

@@ -1,7 +1,7 @@
 // GET /events (filters, paging, newest first) and GET /events/{id} (full JSON). ClickHouse reads in
 // api/src/queries/events.ts; severity override and visibility from event_type_settings at read time.
 import type { FastifyPluginAsync } from 'fastify';
-import type { Severity } from '@watchpost/runtime/config/config.ts';
+import type { Severity } from '@watchpost/schemas';
 import { ApiError, notFound } from '../errors.ts';
 import { getEvent, listEvents } from '../queries/events.ts';
 import { loadTypeSettings } from '../queries/type-settings.ts';

@@ -1,7 +1,7 @@
 // GET /hosts (search, status, paging), GET /hosts/{id}, DELETE /hosts/{id} (admin: the host, its
 // problems in Postgres and its events in ClickHouse; the host reappears at its next ingest).
 import type { FastifyPluginAsync } from 'fastify';
-import { audit } from '../audit.ts';
+import { audit } from '@watchpost/core';
 import { notFound } from '../errors.ts';
 import { deleteHost, getHost, listHosts } from '../queries/hosts.ts';
 import { loadTypeSettings } from '../queries/type-settings.ts';

@@ -1,7 +1,7 @@
 // GET /problems (filters, metrics rule, counts by status), GET /problems/{id} (with its timeline),
 // POST /problems/{id}/acknowledge and /resolve through the shared state machine (409 when refused).
 import type { FastifyPluginAsync } from 'fastify';
-import { SEVERITIES, type Severity } from '@watchpost/runtime/config/config.ts';
+import { SEVERITIES, type LiveProblemsMessage, type Severity } from '@watchpost/schemas';
 import { ApiError, notFound } from '../errors.ts';
 import { applyProblemAction, getProblem, listProblems, PROBLEM_STATUSES, type ProblemStatusName } from '../queries/problems.ts';
 import { loadTypeSettings, isHidden } from '../queries/type-settings.ts';
@@ -149,7 +149,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
         const ts = await loadTypeSettings(pg);
         const p = (await getProblem(pg, ts, req.params.id))!;
         if (!isHidden(ts, p.type)) {
-          const message = {
+          const message: LiveProblemsMessage = {
             kind: 'problems',
             action: action === 'acknowledge' ? 'acknowledged' : 'resolved',
             problem: {

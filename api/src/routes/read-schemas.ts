@@ -1,6 +1,6 @@
 // JSON schemas shared by the read routes (events, hosts, problems, dashboards). Response schemas list
 // every property: fastify's serializer drops anything a schema does not name.
-import { SEVERITIES } from '@watchpost/runtime/config/config.ts';
+import { SEVERITIES } from '@watchpost/schemas';
 
 const SEV = `(${SEVERITIES.join('|')})`;
 export const SEVERITY_LIST_PATTERN = `^${SEV}(,${SEV})*$`;

@@ -1,17 +1,10 @@
 // Events, hosts, problems and the dashboard summary against a known dataset on the real ClickHouse and
-// Postgres (api/src/testing/reads-fixtures.ts), through the real app with real logins.
+// Postgres (testkit/src/reads-fixtures.ts), through the real app with real logins.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { addUser, createApiHarness, login, type ApiHarness } from '../testing/harness.ts';
-import {
-  correlate,
-  FIXTURE_EVENTS,
-  fixtureEnvelope,
-  insertEnvelopes,
-  loadFixture,
-  type Fixture,
-} from '../testing/reads-fixtures.ts';
+import { queryRows } from '@watchpost/runtime';
+import { sql } from '@watchpost/runtime';
+import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
+import { correlate, FIXTURE_EVENTS, fixtureEnvelope, insertEnvelopes, loadFixture, type Fixture } from '@watchpost/testkit/api';
 import { dashboardSummary, summaryWindow } from '../queries/dashboard.ts';
 import { loadTypeSettings } from '../queries/type-settings.ts';
 

@@ -3,8 +3,8 @@
 // A severity override applies at READ time: every list, figure and filter shows the overridden
 // severity, for events stored before the override too (the stored event is never rewritten).
 import type { FastifyPluginAsync } from 'fastify';
-import { SEVERITIES } from '@watchpost/runtime/config/config.ts';
-import { audit } from '../audit.ts';
+import { SEVERITIES } from '@watchpost/schemas';
+import { audit } from '@watchpost/core';
 import { notFound } from '../errors.ts';
 
 const tags = ['settings'];

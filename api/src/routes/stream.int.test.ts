@@ -4,12 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import { Clients, createLogger, type RoleHandle } from '@watchpost/runtime';
-import { migrateKafka } from '@watchpost/ops/migrate/kafka.ts';
-import { encodeEnvelope } from '@watchpost/schemas/envelope.ts';
-import { streamRole } from '@watchpost/processors/stream/index.ts';
-import { makeEnvelope } from '@watchpost/processors/testing/events.ts';
-import { addUser, createApiHarness, login, type ApiHarness } from '../testing/harness.ts';
-import { openSse, type SseClient } from '../testing/sse.ts';
+import { migrateKafka } from '@watchpost/core/migrate';
+import { encodeEnvelope } from '@watchpost/schemas';
+import { streamRole } from '@watchpost/testkit/api';
+import { makeEnvelope } from '@watchpost/testkit';
+import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
+import { openSse, type SseClient } from '@watchpost/testkit/api';
 
 let h: ApiHarness;
 let base: string;

@@ -1,7 +1,7 @@
 // Users management (admin only): list, create, edit role and active flag, reset password.
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError, notFound } from '../errors.ts';
-import { audit } from '../audit.ts';
+import { audit } from '@watchpost/core';
 import {
   createUser,
   InvalidUsernameError,
@@ -11,10 +11,10 @@ import {
   USERNAME_PATTERN,
   UserExistsError,
   type UserRecord,
-} from '../auth/users.ts';
-import { withTransaction } from '@watchpost/runtime/clients/postgres.ts';
+} from '@watchpost/core';
+import { withTransaction } from '@watchpost/runtime';
 import type { UserRole } from '../types.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/password-policy.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@watchpost/core';
 
 const tags = ['users'];
 const password = { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH } as const;

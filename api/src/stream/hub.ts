@@ -3,11 +3,9 @@
 // `{kind: 'events' | 'problems' | 'hosts', ...}`; each becomes one SSE frame named after its kind.
 // A comment line goes to every client each keep-alive interval so proxies keep the connection open.
 import type { ServerResponse } from 'node:http';
-import type { Redis } from '@watchpost/runtime/clients/redis.ts';
+import type { Redis } from '@watchpost/runtime';
 import { counter, gauge } from '@watchpost/runtime';
-
-export const LIVE_KINDS = ['events', 'problems', 'hosts'] as const;
-export type LiveKind = (typeof LIVE_KINDS)[number];
+import { LIVE_KINDS } from '@watchpost/schemas';
 
 /** A client that has this much unsent output is too slow: it is disconnected (it may reconnect). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;

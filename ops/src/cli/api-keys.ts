@@ -1,7 +1,6 @@
-// `cli api-keys ...`: agent API keys (functions owned by ingest/src/api-keys.ts).
-import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '@watchpost/ingest/api-keys.ts';
-import { audit } from '@watchpost/api/audit.ts';
+// `cli api-keys ...`: agent API keys (core/src/agent-keys.ts).
+import type { Pool } from '@watchpost/runtime';
+import { audit, createApiKey, listApiKeys, revokeApiKey } from '@watchpost/core';
 import { RefusedError, UsageError } from './io.ts';
 
 export async function apiKeysCommand(pool: Pool, args: string[], out: (s: string) => void): Promise<void> {

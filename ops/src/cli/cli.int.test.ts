@@ -2,10 +2,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { repoRoot } from '@watchpost/runtime/config/config.ts';
-import { createTestStores, testConfig, type TestStores } from '../testing/stores.ts';
-import { verifyPassword } from '@watchpost/api/auth/passwords.ts';
-import { verifyApiKey } from '@watchpost/ingest/api-keys.ts';
+import { repoRoot } from '@watchpost/runtime';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
+import { verifyApiKey, verifyPassword } from '@watchpost/core';
 
 const node = join(repoRoot, 'node_modules', '.bin', 'node');
 let stores: TestStores;
@@ -15,7 +14,7 @@ function cli(args: string[], stdin = '', viaNpm = false): Promise<{ code: number
     const [cmd, argv] = viaNpm
       ? ['npm', ['run', '--silent', 'cli', '--', ...args]]
       : [node, [join(repoRoot, 'ops/src/cli/main.ts'), ...args]];
-    const child = spawn(cmd, argv as string[], {
+    const child = spawn(cmd, argv, {
       cwd: repoRoot,
       env: { ...process.env, DATABASE_URL: stores.config.databaseUrl },
     });

@@ -5,8 +5,8 @@
 //   api-keys list | revoke <id|name>
 // Exit codes: 0 ok, 1 refused/failed, 2 usage or configuration error.
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '@watchpost/runtime/config/config.ts';
-import { createPostgres } from '@watchpost/runtime/clients/postgres.ts';
+import { ConfigError, loadConfig } from '@watchpost/runtime';
+import { createPostgres } from '@watchpost/runtime';
 import { usersCommand } from './users.ts';
 import { apiKeysCommand } from './api-keys.ts';
 import { UsageError } from './io.ts';

@@ -1,10 +1,18 @@
 // `cli users ...`: the same functions and rules as the API's users routes, on the same database.
-import type { Pool } from '@watchpost/runtime/clients/postgres.ts';
-import { withTransaction } from '@watchpost/runtime/clients/postgres.ts';
-import { createUser, getUserByName, listUsers, normalizeUsername, resetPassword, updateUser } from '@watchpost/api/auth/users.ts';
-import { PASSWORD_MIN_LENGTH } from '@watchpost/api/auth/password-policy.ts';
-import { audit } from '@watchpost/api/audit.ts';
-import { USER_ROLES, type UserRole } from '@watchpost/api/types.ts';
+import type { Pool } from '@watchpost/runtime';
+import { withTransaction } from '@watchpost/runtime';
+import {
+  audit,
+  createUser,
+  getUserByName,
+  listUsers,
+  normalizeUsername,
+  resetPassword,
+  updateUser,
+  PASSWORD_MIN_LENGTH,
+  USER_ROLES,
+  type UserRole,
+} from '@watchpost/core';
 import { readSecret, RefusedError, UsageError } from './io.ts';
 
 const actor = 'cli';

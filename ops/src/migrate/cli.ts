@@ -1,5 +1,5 @@
-import { loadConfig } from '@watchpost/runtime/config/config.ts';
-import { migrateAll } from './index.ts';
+import { loadConfig } from '@watchpost/runtime';
+import { migrateAll } from '@watchpost/core/migrate';
 
 try {
   await migrateAll(loadConfig(), (m) => process.stdout.write(`[migrate] ${m}\n`));

@@ -1,11 +1,11 @@
 // Proves each server of the stack is real: data goes in and comes back out through its own protocol.
 import { afterAll, describe, expect, it } from 'vitest';
 import { Queue, Worker, QueueEvents } from 'bullmq';
-import { createClickhouse, queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
-import { createRedis } from '@watchpost/runtime/clients/redis.ts';
-import { sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { createTestStores, testConfig, uniqueTestName } from '../testing/stores.ts';
+import { createClickhouse, queryRows } from '@watchpost/runtime';
+import { createKafka } from '@watchpost/runtime';
+import { createRedis } from '@watchpost/runtime';
+import { sql } from '@watchpost/runtime';
+import { createTestStores, testConfig, uniqueTestName } from '@watchpost/testkit';
 
 const config = testConfig('servers');
 const stores = await createTestStores(config);

@@ -1,6 +1,6 @@
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { localStack, localUrls } from '@watchpost/runtime/config/local-stack.ts';
+import { localStack, localUrls } from '@watchpost/runtime';
 
 export type StackServer = 'postgres' | 'redis' | 'clickhouse' | 'kafka';
 

@@ -4,14 +4,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '@watchpost/runtime';
-import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
-import { encodeEnvelope, type EventEnvelope } from '@watchpost/schemas/envelope.ts';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/ops/testing/stores.ts';
-import { produce, waitFor } from '../testing/kafka.ts';
-import { consumerGroupId } from '../kafka/groups.ts';
-import { CORRELATE_GROUP } from './index.ts';
+import { createKafka } from '@watchpost/runtime';
+import { encodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
+import { produce, waitFor } from '@watchpost/testkit';
 import { processBatch } from './processor.ts';
-import { dumpCorrelateTables, mixedStream, seeded } from './testing.ts';
+import { dumpCorrelateTables, mixedStream, seeded } from '@watchpost/testkit/correlate';
 
 const WINDOW = '20';
 let crashed: TestStores;
@@ -36,7 +34,7 @@ function startChild(): ChildProcess {
     env: {
       ...process.env,
       DATABASE_URL: c.databaseUrl,
-      KAFKA_TOPIC_PREFIX: c.topics.events.slice(0, -'events.v1'.length),
+      KAFKA_TOPIC_PREFIX: c.topicPrefix,
       CLICKHOUSE_DATABASE: c.clickhouseDatabase,
       PORT: '0',
       LOG_LEVEL: 'error',
@@ -60,7 +58,7 @@ async function groupLag(): Promise<number> {
   try {
     const [ends, committed] = await Promise.all([
       admin.fetchTopicOffsets(crashed.config.topics.events),
-      admin.fetchOffsets({ groupId: consumerGroupId(crashed.config, CORRELATE_GROUP), topics: [crashed.config.topics.events] }),
+      admin.fetchOffsets({ groupId: crashed.config.consumerGroups.correlate, topics: [crashed.config.topics.events] }),
     ]);
     const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
     return ends.reduce((s, p) => s + Math.max(0, Number(p.high) - Math.max(0, done.get(p.partition) ?? 0)), 0);

@@ -2,13 +2,10 @@
 // transaction per batch (idempotent by event_id); the batch consumer commits offsets only after it.
 import type { RoleStarter } from '@watchpost/runtime';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
-import { consumerGroupId } from '../kafka/groups.ts';
 import { processBatch, type Clock } from './processor.ts';
 import { consumerLag, recordBatch } from './metrics.ts';
 import { startOutboxRelay } from './outbox.ts';
 import type { CorrelateEnvelope } from './rules.ts';
-
-export const CORRELATE_GROUP = 'watchpost-correlate';
 
 export const correlateRole: RoleStarter = async ({ config, log, clients }) => {
   const pool = clients.pg;
@@ -18,7 +15,7 @@ export const correlateRole: RoleStarter = async ({ config, log, clients }) => {
   const relay = startOutboxRelay({ pool, producer, topic: config.topics.problems, intervalMs: 1000, log });
   const consumer = await startBatchConsumer({
     kafka: clients.kafka,
-    groupId: consumerGroupId(config, CORRELATE_GROUP),
+    groupId: config.consumerGroups.correlate,
     topic: config.topics.events,
     deadLetterTopic: config.topics.deadLetter,
     name: 'correlate',

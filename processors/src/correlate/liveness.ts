@@ -4,9 +4,19 @@
 // locks the host row, so concurrent scanners (or a heartbeat being processed) serialize per host and
 // the partial unique index on live fingerprints backs that up.
 import type { Pool } from 'pg';
-import { HOST_SILENCE_TYPE, hostSilenceDecision, transition } from './problem-state.ts';
+import type { Severity } from '@watchpost/schemas';
+import { withTransaction, type PoolClient } from '@watchpost/runtime';
+import {
+  HOST_SILENCE_TYPE,
+  enqueueProblemMessage,
+  hostLastAliveSql,
+  hostSilenceDecision,
+  problemColumns,
+  problemPayload,
+  transition,
+  type ProblemRow,
+} from '@watchpost/core';
 import { SILENCE_RULE, deterministicUuid, fingerprintOf } from './rules.ts';
-import { enqueueOpened, type ProblemRow } from './processor.ts';
 
 export interface ScanResult {
   markedStale: number;
@@ -15,14 +25,14 @@ export interface ScanResult {
   suppressed: number;
 }
 
-export const SILENCE_SEVERITY = 'high';
+export const SILENCE_SEVERITY: Severity = 'high';
 
 /** A host is stale when now - COALESCE(last_heartbeat, first_seen) > staleMinutes (receive times). */
 export async function runLivenessScan(pool: Pool, opts: { now: Date; staleMinutes: number }): Promise<ScanResult> {
   const cutoff = new Date(opts.now.getTime() - opts.staleMinutes * 60_000);
   const res: ScanResult = { markedStale: 0, opened: [], reopened: [], suppressed: 0 };
   const candidates = await pool.query<{ hostname: string }>(
-    'SELECT hostname FROM hosts WHERE COALESCE(last_heartbeat, first_seen) < $1 ORDER BY hostname',
+    `SELECT hostname FROM hosts WHERE ${hostLastAliveSql()} < $1 ORDER BY hostname`,
     [cutoff],
   );
   for (const { hostname } of candidates.rows) await scanHost(pool, hostname, cutoff, opts, res);
@@ -36,102 +46,79 @@ async function scanHost(
   opts: { now: Date; staleMinutes: number },
   res: ScanResult,
 ): Promise<void> {
-  const c = await pool.connect();
   try {
-    await c.query('BEGIN');
-    const h = await c.query<{ status: string; last_heartbeat: Date | null; first_seen: Date }>(
-      'SELECT status, last_heartbeat, first_seen FROM hosts WHERE hostname = $1 FOR UPDATE',
-      [hostname],
-    );
-    const host = h.rows[0];
-    const silentSince = host ? (host.last_heartbeat ?? host.first_seen) : null;
-    if (!host || !silentSince || silentSince >= cutoff) {
-      await c.query('ROLLBACK');
-      return; // deleted or reported meanwhile
-    }
-    if (host.status !== 'stale') {
-      await c.query(`UPDATE hosts SET status = 'stale', status_changed_at = $2 WHERE hostname = $1`, [hostname, opts.now]);
-      res.markedStale++;
-    }
-    const latest = (
-      await c.query<ProblemRow>(
-        `SELECT id::text, status, type, fingerprint, host, rule, title, severity, count, created_at, last_seen, acknowledged_at,
-                acknowledged_by, resolved_at, resolved_by, resolved_by_user, rdg_flap, reopened_count, details
-         FROM problems WHERE host = $1 AND type = $2
-         ORDER BY (status <> 'resolved') DESC, COALESCE(resolved_at, last_seen) DESC LIMIT 1 FOR UPDATE`,
-        [hostname, HOST_SILENCE_TYPE],
-      )
-    ).rows[0];
-    const decision = hostSilenceDecision(latest ?? null, host.last_heartbeat, opts.now);
-    const fingerprint = fingerprintOf(hostname, HOST_SILENCE_TYPE, SILENCE_RULE);
-    if (decision === 'open_new') {
-      const id = deterministicUuid(`${HOST_SILENCE_TYPE}:${hostname}:${silentSince.toISOString()}`);
-      const title = `No heartbeat from ${hostname} for more than ${opts.staleMinutes} minutes`;
-      const details = { silent_since: silentSince.toISOString(), stale_minutes: opts.staleMinutes };
-      const ins = await c.query(
-        `INSERT INTO problems (id, status, fingerprint, host, type, rule, title, severity, count, created_at, last_seen, details)
-         VALUES ($1, 'open', $2, $3, $4, $5, $6, $7, 1, $8, $8, $9::jsonb) ON CONFLICT DO NOTHING`,
-        [id, fingerprint, hostname, HOST_SILENCE_TYPE, SILENCE_RULE, title, SILENCE_SEVERITY, opts.now, JSON.stringify(details)],
-      );
-      if (ins.rowCount === 1) {
-        await enqueueOpened(c, {
-          id,
-          kind: 'problem.opened',
-          messageId: `${id}:opened`,
-          at: opts.now,
-          problem: {
-            id,
-            fingerprint,
-            host: hostname,
-            type: HOST_SILENCE_TYPE,
-            rule: SILENCE_RULE,
-            title,
-            severity: SILENCE_SEVERITY,
-            rdg_flap: false,
-            created_at: opts.now.toISOString(),
-            details,
-          },
-        });
-        res.opened.push(id);
-      }
-    } else if (decision === 'reopen' && latest) {
-      const t = transition(latest, { kind: 'reopen' }, opts.now);
-      if (t.ok) {
-        const p = t.next;
-        await c.query(
-          `UPDATE problems SET status = 'open', acknowledged_at = NULL, acknowledged_by = NULL, resolved_at = NULL, resolved_by = NULL,
-             resolved_by_user = NULL, reopened_count = $2, count = count + 1, last_seen = $3 WHERE id = $1`,
-          [p.id, p.reopened_count, opts.now],
-        );
-        await enqueueOpened(c, {
-          id: p.id,
-          kind: 'problem.reopened',
-          messageId: `${p.id}:reopened:${p.reopened_count}`,
-          at: opts.now,
-          problem: {
-            id: p.id,
-            fingerprint,
-            host: hostname,
-            type: HOST_SILENCE_TYPE,
-            rule: SILENCE_RULE,
-            title: p.title,
-            severity: p.severity,
-            rdg_flap: false,
-            created_at: p.created_at.toISOString(),
-            details: p.details,
-          },
-        });
-        res.reopened.push(p.id);
-      }
-    } else if (decision === 'suppressed') {
-      res.suppressed++;
-    }
-    await c.query('COMMIT');
+    await withTransaction(pool, (c) => scanHostIn(c, hostname, cutoff, opts, res));
   } catch (err) {
-    await c.query('ROLLBACK').catch(() => {});
     // Another scanner won the race for this host's live problem: nothing to do.
     if ((err as { code?: string }).code !== '23505') throw err;
-  } finally {
-    c.release();
+  }
+}
+
+async function scanHostIn(
+  c: PoolClient,
+  hostname: string,
+  cutoff: Date,
+  opts: { now: Date; staleMinutes: number },
+  res: ScanResult,
+): Promise<void> {
+  const h = await c.query<{ status: string; last_heartbeat: Date | null; first_seen: Date }>(
+    'SELECT status, last_heartbeat, first_seen FROM hosts WHERE hostname = $1 FOR UPDATE',
+    [hostname],
+  );
+  const host = h.rows[0];
+  const silentSince = host ? (host.last_heartbeat ?? host.first_seen) : null;
+  if (!host || !silentSince || silentSince >= cutoff) return; // deleted or reported meanwhile
+  if (host.status !== 'stale') {
+    await c.query(`UPDATE hosts SET status = 'stale', status_changed_at = $2 WHERE hostname = $1`, [hostname, opts.now]);
+    res.markedStale++;
+  }
+  const latest = (
+    await c.query<ProblemRow>(
+      `SELECT ${problemColumns()} FROM problems WHERE host = $1 AND type = $2
+       ORDER BY (status <> 'resolved') DESC, COALESCE(resolved_at, last_seen) DESC LIMIT 1 FOR UPDATE`,
+      [hostname, HOST_SILENCE_TYPE],
+    )
+  ).rows[0];
+  const decision = hostSilenceDecision(latest ?? null, host.last_heartbeat, opts.now);
+  const fingerprint = fingerprintOf(hostname, HOST_SILENCE_TYPE, SILENCE_RULE);
+  if (decision === 'open_new') {
+    const id = deterministicUuid(`${HOST_SILENCE_TYPE}:${hostname}:${silentSince.toISOString()}`);
+    const title = `No heartbeat from ${hostname} for more than ${opts.staleMinutes} minutes`;
+    const details = { silent_since: silentSince.toISOString(), stale_minutes: opts.staleMinutes };
+    const ins = await c.query(
+      `INSERT INTO problems (id, status, fingerprint, host, type, rule, title, severity, count, created_at, last_seen, details)
+       VALUES ($1, 'open', $2, $3, $4, $5, $6, $7, 1, $8, $8, $9::jsonb) ON CONFLICT DO NOTHING`,
+      [id, fingerprint, hostname, HOST_SILENCE_TYPE, SILENCE_RULE, title, SILENCE_SEVERITY, opts.now, JSON.stringify(details)],
+    );
+    if (ins.rowCount === 1) {
+      const problem = { id, fingerprint, host: hostname, type: HOST_SILENCE_TYPE, rule: SILENCE_RULE, title };
+      await enqueueProblemMessage(
+        c,
+        'problem.opened',
+        problemPayload({ ...problem, severity: SILENCE_SEVERITY, rdg_flap: false, created_at: opts.now, details }),
+        opts.now,
+      );
+      res.opened.push(id);
+    }
+  } else if (decision === 'reopen' && latest) {
+    const t = transition(latest, { kind: 'reopen' }, opts.now);
+    if (t.ok) {
+      const p = t.next;
+      await c.query(
+        `UPDATE problems SET status = 'open', acknowledged_at = NULL, acknowledged_by = NULL, resolved_at = NULL, resolved_by = NULL,
+           resolved_by_user = NULL, reopened_count = $2, count = count + 1, last_seen = $3 WHERE id = $1`,
+        [p.id, p.reopened_count, opts.now],
+      );
+      await enqueueProblemMessage(
+        c,
+        'problem.reopened',
+        problemPayload({ ...p, fingerprint, host: hostname, type: HOST_SILENCE_TYPE, rule: SILENCE_RULE, rdg_flap: false }),
+        opts.now,
+        p.reopened_count,
+      );
+      res.reopened.push(p.id);
+    }
+  } else if (decision === 'suppressed') {
+    res.suppressed++;
   }
 }

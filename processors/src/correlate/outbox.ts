@@ -5,34 +5,23 @@
 // consumers dedupe by `message_id` (= `<problem id>:opened` for a new problem).
 import type { Pool } from 'pg';
 import type { Producer } from 'kafkajs';
-import type { Logger } from '@watchpost/runtime';
+import { withTransaction, type Logger } from '@watchpost/runtime';
 
 export async function relayOutboxOnce(pool: Pool, producer: Producer, topic: string, limit = 500): Promise<number> {
-  const c = await pool.connect();
-  try {
-    await c.query('BEGIN');
+  return withTransaction(pool, async (c) => {
     const r = await c.query<{ id: number; problem_id: string; payload: unknown }>(
       `SELECT id, problem_id::text, payload FROM problem_outbox WHERE sent_at IS NULL ORDER BY id LIMIT $1 FOR UPDATE SKIP LOCKED`,
       [limit],
     );
-    if (r.rows.length === 0) {
-      await c.query('COMMIT');
-      return 0;
-    }
+    if (r.rows.length === 0) return 0;
     await producer.send({
       topic,
       acks: -1,
       messages: r.rows.map((row) => ({ key: row.problem_id, value: JSON.stringify(row.payload) })),
     });
     await c.query('UPDATE problem_outbox SET sent_at = now() WHERE id = ANY($1::bigint[])', [r.rows.map((x) => x.id)]);
-    await c.query('COMMIT');
     return r.rows.length;
-  } catch (err) {
-    await c.query('ROLLBACK').catch(() => {});
-    throw err;
-  } finally {
-    c.release();
-  }
+  });
 }
 
 /** Runs the relay every intervalMs and whenever kick() is called; drains fully each round. */

@@ -1,11 +1,11 @@
 // The spec's problem transitions and the correlate rules against the real Postgres, with the clock at
 // the edges (receive times for windows and liveness, occurred_at for the flap rule).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/ops/testing/stores.ts';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
 import { processBatch, type CorrelateSettings } from './processor.ts';
 import { runLivenessScan } from './liveness.ts';
-import { transition, HOST_SILENCE_COOLDOWN_MS } from './problem-state.ts';
-import { dumpCorrelateTables, envelope } from './testing.ts';
+import { transition, HOST_SILENCE_COOLDOWN_MS } from '@watchpost/core';
+import { dumpCorrelateTables, envelope } from '@watchpost/testkit/correlate';
 import type { CorrelateEnvelope } from './rules.ts';
 
 let stores: TestStores;

@@ -1,6 +1,6 @@
 // Postgres adapter of the correlator: applies a batch of events in ONE transaction together with their
 // processed_events rows (a replayed event is skipped whole), using the pure rules of rules.ts and the
-// state machine of problem-state.ts.
+// state machine of core (core/src/problems/state.ts).
 //
 // Times: every event-driven timestamp (host last_seen/last_heartbeat, problem created_at/last_seen,
 // correlation window, automatic resolve) is the service's receive time `received_at` from the
@@ -8,7 +8,20 @@
 // rule and its 30 s deduplication use the host's `occurred_at` (302 -> 303 timing is host-side).
 // The injectable clock only stamps processed_at / the outbox created_at.
 import type { Pool, PoolClient } from 'pg';
-import { transition, HOST_SILENCE_TYPE, type ProblemState } from './problem-state.ts';
+import { maxSeverity, type Severity } from '@watchpost/schemas';
+import { withTransaction } from '@watchpost/runtime';
+import {
+  effectiveSeverity,
+  enqueueProblemMessage,
+  loadTypeSettings,
+  problemColumns,
+  problemPayload,
+  transition,
+  HOST_SILENCE_TYPE,
+  type ProblemRow,
+  type TimelineEvent,
+  type TypeSettings,
+} from '@watchpost/core';
 import {
   FLAP_DEDUP_MS,
   FLAP_RULE,
@@ -17,7 +30,6 @@ import {
   INVENTORY_TYPE,
   SILENCE_RULE,
   deterministicUuid,
-  effectiveSeverity,
   fingerprintOf,
   hardwareDiff,
   inventoryOf,
@@ -25,14 +37,12 @@ import {
   isLivenessType,
   isRdgType,
   matchProblem,
-  maxSeverity,
   opensSeverityProblem,
   rdgCode,
   rdgSession,
   ruleOf,
   type CorrelateEnvelope,
   type HardwareDiff,
-  type Severity,
 } from './rules.ts';
 
 export type Clock = () => Date;
@@ -40,21 +50,6 @@ export type Clock = () => Date;
 export interface CorrelateSettings {
   problemCorrelationWindowMinutes: number;
   problemMinSeverity: Severity;
-}
-
-export interface ProblemRow extends ProblemState {
-  id: string;
-  fingerprint: string;
-  host: string;
-  rule: string;
-  title: string;
-  severity: Severity;
-  count: number;
-  created_at: Date;
-  last_seen: Date;
-  rdg_flap: boolean;
-  reopened_count: number;
-  details: Record<string, unknown>;
 }
 
 export interface BatchOutcome {
@@ -71,16 +66,6 @@ export interface BatchOutcome {
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
 
-/** One entry of a problem's timeline (table problem_events); the API reads the same shape. */
-export interface TimelineEvent {
-  event_id: string;
-  occurred_at: Date;
-  received_at: Date;
-  type: string;
-  severity: string;
-  title: string;
-}
-
 /** Applies the batch exactly once per event_id; retries the whole transaction on deadlock. */
 export async function processBatch(
   pool: Pool,
@@ -89,30 +74,13 @@ export async function processBatch(
   clock: Clock,
 ): Promise<BatchOutcome> {
   for (let attempt = 1; ; attempt++) {
-    const c = await pool.connect();
     try {
-      await c.query('BEGIN');
-      const out = await applyBatch(c, envelopes, settings, clock);
-      await c.query('COMMIT');
-      return out;
+      return await withTransaction(pool, (c) => applyBatch(c, envelopes, settings, clock));
     } catch (err) {
-      await c.query('ROLLBACK').catch(() => {});
       const code = (err as { code?: string }).code;
       if (!code || !RETRYABLE.has(code) || attempt >= 5) throw err;
-    } finally {
-      c.release();
     }
   }
-}
-
-async function loadOverrides(c: PoolClient): Promise<Map<string, string>> {
-  // event_type_settings belongs to the API's migrations; until they ran there are no overrides.
-  const exists = await c.query<{ t: string | null }>(`SELECT to_regclass('event_type_settings')::text AS t`);
-  if (!exists.rows[0]?.t) return new Map();
-  const r = await c.query<{ type: string; severity_override: string }>(
-    'SELECT type, severity_override FROM event_type_settings WHERE severity_override IS NOT NULL',
-  );
-  return new Map(r.rows.map((x) => [x.type, x.severity_override]));
 }
 
 async function applyBatch(
@@ -133,8 +101,8 @@ async function applyBatch(
     [ids, now],
   );
   const todo = new Set(fresh.rows.map((r) => r.event_id));
-  const overrides = await loadOverrides(c);
-  const ctx: Ctx = { c, settings, overrides, now, out };
+  const typeSettings = await loadTypeSettings(c);
+  const ctx: Ctx = { c, settings, typeSettings, now, out };
   for (const env of valid) {
     const id = env.event.event_id.toLowerCase();
     if (!todo.delete(id)) {
@@ -152,7 +120,7 @@ async function applyBatch(
 interface Ctx {
   c: PoolClient;
   settings: CorrelateSettings;
-  overrides: Map<string, string>;
+  typeSettings: TypeSettings;
   now: Date;
   out: BatchOutcome;
 }
@@ -164,7 +132,7 @@ async function applyEvent(ctx: Ctx, env: CorrelateEnvelope): Promise<void> {
   const host = e.host.hostname;
   const liveness = isLivenessType(e.type);
   await upsertHost(ctx.c, env, receivedAt, liveness);
-  const sev = effectiveSeverity(e.type, e.severity, ctx.overrides);
+  const sev = effectiveSeverity(ctx.typeSettings, e.type, e.severity);
   const self: TimelineEvent = {
     event_id: e.event_id.toLowerCase(),
     occurred_at: occurredAt,
@@ -239,8 +207,7 @@ async function upsertHost(c: PoolClient, env: CorrelateEnvelope, receivedAt: Dat
   );
 }
 
-const PROBLEM_COLUMNS = `id::text, status, type, fingerprint, host, rule, title, severity, count, created_at, last_seen,
-  acknowledged_at, acknowledged_by, resolved_at, resolved_by, resolved_by_user, rdg_flap, reopened_count, details`;
+const PROBLEM_COLUMNS = problemColumns();
 
 /** A heartbeat (or daily report) closes the host's live host_silence problem automatically. */
 async function autoResolveSilence(ctx: Ctx, host: string, at: Date): Promise<void> {
@@ -314,24 +281,13 @@ async function correlate(ctx: Ctx, s: CorrelateSpec): Promise<string> {
        VALUES ($1, 'open', $2, $3, $4, $5, $6, $7, 1, $8, $8, $9, $10::jsonb)`,
       [id, fingerprint, s.host, s.type, s.rule, s.title, s.severity, s.at, s.rdgFlap ?? false, JSON.stringify(details)],
     );
-    await enqueueOpened(ctx.c, {
-      id,
-      kind: 'problem.opened',
-      messageId: `${id}:opened`,
-      at: s.at,
-      problem: {
-        id,
-        fingerprint,
-        host: s.host,
-        type: s.type,
-        rule: s.rule,
-        title: s.title,
-        severity: s.severity,
-        rdg_flap: s.rdgFlap ?? false,
-        created_at: s.at.toISOString(),
-        details,
-      },
-    });
+    const opened = { id, fingerprint, host: s.host, type: s.type, rule: s.rule, title: s.title, severity: s.severity };
+    await enqueueProblemMessage(
+      ctx.c,
+      'problem.opened',
+      problemPayload({ ...opened, rdg_flap: s.rdgFlap ?? false, created_at: s.at, details }),
+      s.at,
+    );
     ctx.out.opened.push({ id, type: s.type, rule: s.rule });
   }
   for (const ev of s.timeline) {
@@ -342,18 +298,6 @@ async function correlate(ctx: Ctx, s: CorrelateSpec): Promise<string> {
     );
   }
   return id;
-}
-
-/** Outbox row in the transaction that opened (or reopened) the problem; the relay sends it. */
-export async function enqueueOpened(
-  c: PoolClient,
-  m: { id: string; kind: 'problem.opened' | 'problem.reopened'; messageId: string; at: Date; problem: Record<string, unknown> },
-): Promise<void> {
-  await c.query(
-    `INSERT INTO problem_outbox (message_id, problem_id, kind, payload, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)
-     ON CONFLICT (message_id) DO NOTHING`,
-    [m.messageId, m.id, m.kind, JSON.stringify({ message_id: m.messageId, kind: m.kind, problem: m.problem }), m.at],
-  );
 }
 
 async function applyInventory(ctx: Ctx, env: CorrelateEnvelope, receivedAt: Date, self: TimelineEvent): Promise<void> {
@@ -447,7 +391,8 @@ async function applyRdg(
     // Deduplication window of 30 s on the host's clock, from the previous flap's disconnect.
     matchAt: occurredAt,
     windowMs: FLAP_DEDUP_MS,
-    liveMatchTime: (p) => new Date(String(p.details.last_flap_at ?? p.created_at.toISOString())),
+    liveMatchTime: (p) =>
+      new Date(typeof p.details.last_flap_at === 'string' ? p.details.last_flap_at : p.created_at.toISOString()),
     seed: `${self.event_id}:${FLAP_TYPE}:${FLAP_RULE}`,
     rdgFlap: true,
     timeline: [

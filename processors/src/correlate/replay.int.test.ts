@@ -2,13 +2,12 @@
 // deleted): Postgres stays identical, and problems.v1 carries one "problem opened" message per problem.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clients, createLogger, metrics, type RoleHandle } from '@watchpost/runtime';
-import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
-import { encodeEnvelope, type EventEnvelope } from '@watchpost/schemas/envelope.ts';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/ops/testing/stores.ts';
-import { produce, readAll, waitFor } from '../testing/kafka.ts';
-import { consumerGroupId } from '../kafka/groups.ts';
-import { CORRELATE_GROUP, correlateRole } from './index.ts';
-import { dumpCorrelateTables, mixedStream } from './testing.ts';
+import { createKafka } from '@watchpost/runtime';
+import { encodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
+import { produce, readAll, waitFor } from '@watchpost/testkit';
+import { correlateRole } from './index.ts';
+import { dumpCorrelateTables, mixedStream } from '@watchpost/testkit/correlate';
 
 let stores: TestStores;
 
@@ -24,7 +23,7 @@ async function groupLag(): Promise<number> {
   const admin = createKafka(stores.config.kafkaBrokers, 'test-lag').admin();
   await admin.connect();
   try {
-    const groupId = consumerGroupId(stores.config, CORRELATE_GROUP);
+    const groupId = stores.config.consumerGroups.correlate;
     const [ends, committed] = await Promise.all([
       admin.fetchTopicOffsets(stores.config.topics.events),
       admin.fetchOffsets({ groupId, topics: [stores.config.topics.events] }),
@@ -85,7 +84,7 @@ describe('correlate through Kafka', () => {
     // Second pass: forget the group's offsets, read the whole topic again.
     const admin = createKafka(stores.config.kafkaBrokers, 'test-admin').admin();
     await admin.connect();
-    await admin.deleteGroups([consumerGroupId(stores.config, CORRELATE_GROUP)]);
+    await admin.deleteGroups([stores.config.consumerGroups.correlate]);
     await admin.disconnect();
     expect(await groupLag()).toBe(stream.length);
     await runRoleUntilDrained();

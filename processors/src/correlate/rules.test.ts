@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   deterministicUuid,
-  effectiveSeverity,
   fingerprintOf,
   hardwareDiff,
   hasOwnRules,
@@ -29,16 +28,6 @@ describe('which events open problems', () => {
     { type: 'agent.inventory', sev: 'high', min: 'info', want: false },
   ] as const)('$type/$sev with min $min -> $want', ({ type, sev, min, want }) => {
     expect(opensSeverityProblem(type, sev, min)).toBe(want);
-  });
-
-  it('applies the per-type severity override before the threshold', () => {
-    const overrides = new Map([
-      ['ssh.login.failed', 'info'],
-      ['session.logind.new', 'high'],
-    ]);
-    expect(effectiveSeverity('ssh.login.failed', 'high', overrides)).toBe('info');
-    expect(effectiveSeverity('session.logind.new', 'info', overrides)).toBe('high');
-    expect(effectiveSeverity('other', 'warning', overrides)).toBe('warning');
   });
 
   it('classifies liveness and own-rule types', () => {

@@ -2,17 +2,7 @@
 // RD Gateway flap rule and the inventory hardware diff. No I/O; times are passed in.
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-
-export const SEVERITY_ORDER = ['info', 'warning', 'high', 'critical'] as const;
-export type Severity = (typeof SEVERITY_ORDER)[number];
-
-export function severityRank(s: string): number {
-  return SEVERITY_ORDER.indexOf(s as Severity);
-}
-
-export function maxSeverity(a: Severity, b: Severity): Severity {
-  return severityRank(a) >= severityRank(b) ? a : b;
-}
+import { severityRank, type Severity } from '@watchpost/schemas';
 
 /** The subset of an Event v1 the correlator reads (structurally compatible with schemas' EventV1). */
 export interface CorrelateEvent {
@@ -55,13 +45,6 @@ export function hasOwnRules(type: string): boolean {
 
 export function isRdgType(type: string): boolean {
   return type.startsWith('rdg.connection.');
-}
-
-/** Severity after the per-type override from event_type_settings (applied before the threshold). */
-export function effectiveSeverity(type: string, severity: string, overrides: ReadonlyMap<string, string>): Severity {
-  const o = overrides.get(type);
-  const s = o && severityRank(o) >= 0 ? o : severity;
-  return severityRank(s) >= 0 ? (s as Severity) : 'info';
 }
 
 export const GENERIC_RULE = 'severity';

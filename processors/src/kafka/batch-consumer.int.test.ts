@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '@watchpost/runtime';
-import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
-import { metrics } from '@watchpost/runtime/metrics.ts';
-import { encodeEnvelope } from '@watchpost/schemas/envelope.ts';
-import { testConfig } from '@watchpost/ops/testing/stores.ts';
-import { migrateKafka } from '@watchpost/ops/migrate/kafka.ts';
+import { createKafka } from '@watchpost/runtime';
+import { metrics } from '@watchpost/runtime';
+import { encodeEnvelope } from '@watchpost/schemas';
+import { testConfig } from '@watchpost/testkit';
+import { migrateKafka } from '@watchpost/core/migrate';
 import { startBatchConsumer, type BatchConsumer, type DecodedMessage } from './batch-consumer.ts';
-import { makeEnvelope } from '../testing/events.ts';
-import { produce, readAll, waitFor } from '../testing/kafka.ts';
+import { makeEnvelope } from '@watchpost/testkit';
+import { produce, readAll, waitFor } from '@watchpost/testkit';
 
 const log = createLogger('silent', 'test');
 let running: BatchConsumer | undefined;

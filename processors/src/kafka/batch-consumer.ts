@@ -15,7 +15,7 @@
 // dropped on GROUP_JOIN and simply read again.
 import type { Consumer, EachBatchPayload, Kafka, Message, Producer } from 'kafkajs';
 import { counter, gauge, histogram, type Logger } from '@watchpost/runtime';
-import { decodeEnvelope, type EventEnvelope } from '@watchpost/schemas/envelope.ts';
+import { deadLetterRecord, decodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
 
 export interface DecodedMessage {
   envelope: EventEnvelope;
@@ -79,17 +79,6 @@ export interface BatchConsumer {
   healthy(): boolean;
 }
 
-/** The dead-letter record (CONTRACTS.md). */
-export interface DeadLetter {
-  reason: string;
-  source_topic: string;
-  partition: number;
-  offset: string;
-  key: string | null;
-  value_base64: string | null;
-  value_truncated?: true;
-}
-
 const lagGauge = gauge('watchpost_consumer_lag', 'Messages not yet committed by the consumer group, per partition', [
   'consumer',
   'group',
@@ -146,28 +135,6 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export function backoffMs(attempt: number, capMs: number, random: () => number = Math.random): number {
   const base = Math.min(capMs, 250 * 2 ** Math.max(0, attempt - 1));
   return Math.round(base * (0.8 + 0.4 * random()));
-}
-
-/** Larger values are cut (value_truncated: true) so the record fits the broker's message limit. */
-export const MAX_DEAD_LETTER_VALUE = 512 * 1024;
-
-export function deadLetterRecord(
-  reason: string,
-  topic: string,
-  partition: number,
-  offset: string,
-  key: Buffer | null,
-  value: Buffer | null,
-): DeadLetter {
-  return {
-    reason,
-    source_topic: topic,
-    partition,
-    offset,
-    key: key === null ? null : key.toString('utf8'),
-    value_base64: value === null ? null : value.subarray(0, MAX_DEAD_LETTER_VALUE).toString('base64'),
-    ...(value !== null && value.length > MAX_DEAD_LETTER_VALUE ? { value_truncated: true } : {}),
-  };
 }
 
 const nextOffset = (offset: string) => (BigInt(offset) + 1n).toString();
@@ -367,6 +334,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
     }
   };
 
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kafkajs hands out closures, not methods
   const eachBatch = async ({ batch, resolveOffset, heartbeat: hb, isRunning, isStale }: EachBatchPayload) => {
     heartbeat = hb;
     lastActivity = Date.now();

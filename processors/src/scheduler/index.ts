@@ -2,9 +2,9 @@
 // upsertJobScheduler is idempotent (one scheduler per id in Redis, whatever the number of processes),
 // and each tick becomes ONE job that exactly one worker takes: one run cluster-wide per interval.
 // Other periodic jobs (daily reports, ...) add an entry to `scheduledJobs`.
-import { Queue, Worker, type Job } from 'bullmq';
-import type { RoleContext, RoleStarter } from '@watchpost/runtime';
-import { SCHEDULER_QUEUE } from '@watchpost/schemas/queues.ts';
+import type { Job } from 'bullmq';
+import { createQueue, createWorker, type RoleContext, type RoleStarter } from '@watchpost/runtime';
+import { SCHEDULED_JOBS, SCHEDULER_QUEUE } from '@watchpost/schemas';
 import { runLivenessScan } from '../correlate/liveness.ts';
 import { recordScan } from '../correlate/metrics.ts';
 import { runHourlyRollup } from '../store/rollup.ts';
@@ -16,8 +16,8 @@ export interface ScheduledJob {
   run(ctx: RoleContext, job: Job): Promise<unknown>;
 }
 
-export const LIVENESS_SCAN_JOB = 'liveness-scan';
-export const EVENTS_ROLLUP_JOB = 'events-hourly-rollup';
+export const LIVENESS_SCAN_JOB = SCHEDULED_JOBS.livenessScan;
+export const EVENTS_ROLLUP_JOB = SCHEDULED_JOBS.eventsRollup;
 
 export const scheduledJobs: ScheduledJob[] = [
   {
@@ -46,7 +46,7 @@ export const schedulerRole: RoleStarter = async (ctx) => {
   const { config, log, clients } = ctx;
   const queueConn = clients.bullmqConnection();
   const workerConn = clients.bullmqConnection();
-  const queue = new Queue(SCHEDULER_QUEUE, { connection: queueConn, prefix: config.queuePrefix });
+  const queue = createQueue(config, SCHEDULER_QUEUE, queueConn);
   for (const j of scheduledJobs) {
     await queue.upsertJobScheduler(
       j.name,
@@ -55,14 +55,16 @@ export const schedulerRole: RoleStarter = async (ctx) => {
     );
   }
   const byName = new Map(scheduledJobs.map((j) => [j.name, j]));
-  const worker = new Worker(
+  const worker = createWorker(
+    config,
     SCHEDULER_QUEUE,
     async (job) => {
       const j = byName.get(job.name);
       if (!j) throw new Error(`unknown scheduled job ${job.name}`);
       return j.run(ctx, job);
     },
-    { connection: workerConn, prefix: config.queuePrefix, concurrency: 1 },
+    workerConn,
+    { concurrency: 1 },
   );
   worker.on('failed', (job, err) => log.error({ err, job: job?.name }, 'scheduled job failed'));
   return {

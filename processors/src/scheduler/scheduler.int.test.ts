@@ -1,16 +1,15 @@
 // Two scheduler processes (roles) on the same BullMQ queue: the liveness scan runs once per tick
 // cluster-wide and every silent host gets exactly one host_silence problem.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Queue } from 'bullmq';
 import { Clients, createLogger, loadConfig, type RoleHandle } from '@watchpost/runtime';
-import { createRedis } from '@watchpost/runtime/clients/redis.ts';
-import { SCHEDULER_QUEUE } from '@watchpost/schemas/queues.ts';
-import { createTestStores, testConfig, uniqueTestName, type TestStores } from '@watchpost/ops/testing/stores.ts';
+import { createQueue, createRedis } from '@watchpost/runtime';
+import { SCHEDULER_QUEUE } from '@watchpost/schemas';
+import { createTestStores, testConfig, uniqueTestName, type TestStores } from '@watchpost/testkit';
 import { processBatch } from '../correlate/processor.ts';
-import { envelope } from '../correlate/testing.ts';
-import { waitFor } from '../testing/kafka.ts';
-import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { sql } from '@watchpost/runtime/clickhouse/sql.ts';
+import { envelope } from '@watchpost/testkit/correlate';
+import { waitFor } from '@watchpost/testkit';
+import { queryRows } from '@watchpost/runtime';
+import { sql } from '@watchpost/runtime';
 import { EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB, schedulerRole } from './index.ts';
 
 let stores: TestStores;
@@ -58,7 +57,7 @@ describe('scheduler role', () => {
         clients,
       });
     }
-    const queue = new Queue(SCHEDULER_QUEUE, { connection: createRedis(stores.config.redisUrl, { forBullmq: true }), prefix });
+    const queue = createQueue(stores.config, SCHEDULER_QUEUE, createRedis(stores.config.redisUrl, { forBullmq: true }));
     try {
       expect((await queue.getJobSchedulers()).map((s) => s.key).sort()).toEqual([EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB].sort());
       await waitFor(

@@ -1,6 +1,6 @@
 // Raw Kafka values -> TabSeparated rows for `events`, plus the poison ones with their reason. Pure and
 // synchronous: the store runs it in a worker thread (decode-pool.ts), or inline with 0 threads.
-import { decodeEnvelope } from '@watchpost/schemas/envelope.ts';
+import { decodeEnvelope } from '@watchpost/schemas';
 import type { RawResult } from '../kafka/batch-consumer.ts';
 import { envelopeToRow, type EventRow } from './rows.ts';
 import { rowsToTsv } from './tsv.ts';

@@ -1,8 +1,8 @@
 // Decoding raw Kafka values into TabSeparated rows: the same answer inline and in a worker thread,
 // poison values reported by index with their reason, and a dead worker replaced.
 import { afterEach, describe, expect, it } from 'vitest';
-import { encodeEnvelope } from '@watchpost/schemas/envelope.ts';
-import { makeEnvelope } from '../testing/events.ts';
+import { encodeEnvelope } from '@watchpost/schemas';
+import { makeEnvelope } from '@watchpost/testkit';
 import { decodeChunk, packValues } from './decode-chunk.ts';
 import { DecodePool } from './decode-pool.ts';
 import { envelopeToRow } from './rows.ts';

@@ -64,6 +64,6 @@ export class DecodePool {
 
   async close(): Promise<void> {
     this.closed = true;
-    await Promise.all(this.slots.map((s) => s?.worker.terminate()));
+    await Promise.all(this.slots.flatMap((s) => (s ? [s.worker.terminate()] : [])));
   }
 }

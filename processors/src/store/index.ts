@@ -1,12 +1,9 @@
 // The `store` role: events.v1 -> ClickHouse `events`, in its own consumer group.
 import type { RoleStarter } from '@watchpost/runtime';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
-import { consumerGroupId } from '../kafka/groups.ts';
 import { DecodePool } from './decode-pool.ts';
 import { CoalescingInserter } from './insert.ts';
 import { startRetention } from './retention.ts';
-
-export const STORE_GROUP = 'watchpost-store';
 
 export const storeRole: RoleStarter = async ({ config, log, clients }) => {
   const ch = clients.clickhouse;
@@ -14,7 +11,7 @@ export const storeRole: RoleStarter = async ({ config, log, clients }) => {
   const pool = new DecodePool(config.store.decodeThreads);
   const consumer = await startBatchConsumer({
     kafka: clients.kafka,
-    groupId: consumerGroupId(config, STORE_GROUP),
+    groupId: config.consumerGroups.store,
     topic: config.topics.events,
     deadLetterTopic: config.topics.deadLetter,
     name: 'store',

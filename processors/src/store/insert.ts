@@ -1,7 +1,7 @@
 // The sink write: TabSeparated inserts. A throw (ClickHouse down, timeout) makes the batch consumer
 // pause, back off and retry the same batch; repeats collapse in ReplacingMergeTree.
 import { Readable } from 'node:stream';
-import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
+import type { ClickHouseClient } from '@watchpost/runtime';
 import { EVENT_COLUMNS, type EventRow } from './rows.ts';
 import { rowsToTsv } from './tsv.ts';
 

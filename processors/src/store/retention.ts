@@ -1,7 +1,7 @@
 // Retention without TTL (18.16 has none): whole daily partitions older than the cutoff are dropped.
-import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
-import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { ident, sql } from '@watchpost/runtime/clickhouse/sql.ts';
+import type { ClickHouseClient } from '@watchpost/runtime';
+import { queryRows } from '@watchpost/runtime';
+import { ident, sql } from '@watchpost/runtime';
 import type { Logger } from '@watchpost/runtime';
 
 /** YYYYMMDD (UTC) of the oldest day kept: today minus retentionDays. */

@@ -4,10 +4,10 @@
 // materialized view on every INSERT) is recomputed with uniqExact(event_id) and written with a higher
 // version (ReplacingMergeTree, read with FINAL). The state row's watermark tells readers which hours
 // may still be stale: those logged at or after it, which the dashboard reads from `events` directly.
-import type { ClickHouseClient } from '@watchpost/runtime/clients/clickhouse.ts';
-import { execSql, queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { occurredHoursSql } from '@watchpost/runtime/clickhouse/events-table.ts';
+import type { ClickHouseClient } from '@watchpost/runtime';
+import { execSql, queryRows } from '@watchpost/runtime';
+import { sql } from '@watchpost/runtime';
+import { occurredHoursSql } from '@watchpost/runtime';
 import { dropExpiredPartitions } from './retention.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { envelopeToRow, pickDetail, toUnixSeconds, ACTOR_USER_KEYS, SOURCE_IP_KEYS } from './rows.ts';
-import { makeEnvelope } from '../testing/events.ts';
+import { makeEnvelope } from '@watchpost/testkit';
 
 describe('pickDetail', () => {
   it.each([

@@ -1,6 +1,6 @@
 // Envelope -> one row of the ClickHouse `events` table (pure; the column list is documented in
 // processors/README.md).
-import type { EventEnvelope } from '@watchpost/schemas/envelope.ts';
+import type { EventEnvelope } from '@watchpost/schemas';
 
 export interface EventRow {
   event_id: string;

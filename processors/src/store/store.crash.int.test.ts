@@ -4,18 +4,17 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Clients, createLogger, repoRoot } from '@watchpost/runtime';
-import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { createClickhouse } from '@watchpost/runtime/clients/clickhouse.ts';
-import { createKafka } from '@watchpost/runtime/clients/kafka.ts';
-import { sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { encodeEnvelope } from '@watchpost/schemas/envelope.ts';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/ops/testing/stores.ts';
+import { queryRows } from '@watchpost/runtime';
+import { createClickhouse } from '@watchpost/runtime';
+import { createKafka } from '@watchpost/runtime';
+import { sql } from '@watchpost/runtime';
+import { encodeEnvelope } from '@watchpost/schemas';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
 import { localUrls } from '@watchpost/runtime';
-import { storeRole, STORE_GROUP } from './index.ts';
-import { consumerGroupId } from '../kafka/groups.ts';
-import { makeEnvelope } from '../testing/events.ts';
-import { waitFor } from '../testing/kafka.ts';
-import { startTcpProxy } from '../testing/tcp-proxy.ts';
+import { storeRole } from './index.ts';
+import { makeEnvelope } from '@watchpost/testkit';
+import { waitFor } from '@watchpost/testkit';
+import { startTcpProxy } from '@watchpost/testkit';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -55,7 +54,7 @@ async function committedTotal(s: TestStores): Promise<number> {
   const admin = createKafka(s.config.kafkaBrokers, 'test-admin').admin();
   await admin.connect();
   try {
-    const [t] = await admin.fetchOffsets({ groupId: consumerGroupId(s.config, STORE_GROUP), topics: [s.config.topics.events] });
+    const [t] = await admin.fetchOffsets({ groupId: s.config.consumerGroups.store, topics: [s.config.topics.events] });
     return (t?.partitions ?? []).reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
   } finally {
     await admin.disconnect();
@@ -66,7 +65,7 @@ async function groupState(s: TestStores): Promise<string> {
   const admin = createKafka(s.config.kafkaBrokers, 'test-admin').admin();
   await admin.connect();
   try {
-    const { groups } = await admin.describeGroups([consumerGroupId(s.config, STORE_GROUP)]);
+    const { groups } = await admin.describeGroups([s.config.consumerGroups.store]);
     return `${groups[0]?.state}:${groups[0]?.members.length}`;
   } finally {
     await admin.disconnect();
@@ -84,7 +83,7 @@ describe('store under failure', () => {
         ...process.env,
         DATABASE_URL: s.config.databaseUrl,
         CLICKHOUSE_DATABASE: s.config.clickhouseDatabase,
-        KAFKA_TOPIC_PREFIX: s.config.topics.events.slice(0, -'events.v1'.length),
+        KAFKA_TOPIC_PREFIX: s.config.topicPrefix,
         KAFKA_PARTITIONS: '4',
         KAFKA_SESSION_TIMEOUT_MS: '6000',
         SERVICE_STATE_DIR: s.config.stateDir,
@@ -98,7 +97,7 @@ describe('store under failure', () => {
           env,
           stdio: ['ignore', 'ignore', 'pipe'],
         });
-        child.stderr!.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
+        child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
         cleanup.push(async () => child.kill('SIGKILL'));
         return child;
       };

@@ -1,17 +1,17 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Clients, createLogger, type RoleHandle } from '@watchpost/runtime';
-import { queryRows } from '@watchpost/runtime/clients/clickhouse.ts';
-import { sql } from '@watchpost/runtime/clickhouse/sql.ts';
-import { metrics } from '@watchpost/runtime/metrics.ts';
-import { encodeEnvelope } from '@watchpost/schemas/envelope.ts';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/ops/testing/stores.ts';
+import { queryRows } from '@watchpost/runtime';
+import { sql } from '@watchpost/runtime';
+import { metrics } from '@watchpost/runtime';
+import { encodeEnvelope } from '@watchpost/schemas';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
 import { storeRole } from './index.ts';
 import { envelopeToRow } from './rows.ts';
 import { CoalescingInserter, insertEventRows } from './insert.ts';
 import { dropExpiredEventPartitions, dropExpiredPartitions } from './retention.ts';
 import { runHourlyRollup } from './rollup.ts';
-import { makeEnvelope } from '../testing/events.ts';
-import { produce, readAll, waitFor } from '../testing/kafka.ts';
+import { makeEnvelope } from '@watchpost/testkit';
+import { produce, readAll, waitFor } from '@watchpost/testkit';
 
 const log = createLogger('silent', 'test');
 const cleanup: (() => Promise<unknown>)[] = [];

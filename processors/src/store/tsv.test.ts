@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rowToTsv, tsvString, tsvStringArray } from './tsv.ts';
 import { envelopeToRow } from './rows.ts';
-import { makeEnvelope } from '../testing/events.ts';
+import { makeEnvelope } from '@watchpost/testkit';
 
 describe('tsvString', () => {
   it.each([

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { makeEnvelope } from '../testing/events.ts';
-import { countEvents, hostChanges, NO_RULES, problemMessage, RecentIds, type HostStatus, type TypeRules } from './messages.ts';
+import { makeEnvelope } from '@watchpost/testkit';
+import type { HostStatus } from '@watchpost/schemas';
+import { NO_TYPE_SETTINGS as NO_RULES, type TypeSettings as TypeRules } from '@watchpost/core';
+import { countEvents, hostChanges, problemMessage, RecentIds } from './messages.ts';
 
 const now = new Date('2026-01-02T03:04:05.000Z');
 const env = (type: string, severity: 'info' | 'warning' | 'high' | 'critical') => makeEnvelope({ type, severity });
-const rules: TypeRules = { overrides: new Map([['ssh.bruteforce.mass', 'critical']]), hidden: new Set(['noisy.debug']) };
+const rules: TypeRules = { overrides: new Map([['ssh.bruteforce.mass', 'critical' as const]]), hidden: new Set(['noisy.debug']) };
 
 describe('countEvents', () => {
   it.each([

@@ -1,7 +1,7 @@
 // The occurred_at bounds on the real 18.16 server: the right rows at hour and second edges, with
 // force_primary_key on (the conditions are index conditions).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/ops/testing/stores.ts';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
 import { execSql, queryRows } from '../clients/clickhouse.ts';
 import { sql } from './sql.ts';
 import { occurredHoursSql, occurredRangeSql } from './events-table.ts';

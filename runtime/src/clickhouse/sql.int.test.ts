@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createClickhouse, queryRows } from '../clients/clickhouse.ts';
 import { loadConfig } from '../config/config.ts';
-import { createChdbClient } from '@watchpost/ops/testing/chdb.ts';
+import { createChdbClient } from '@watchpost/testkit/chdb';
 import { sql } from './sql.ts';
 
 const hostile = [

@@ -2,7 +2,7 @@
 // validate every batch) and a consumer of this module reads back unchanged.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import kafkajs from 'kafkajs';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/ops/testing/stores.ts';
+import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
 import { compressionType, createKafka } from './kafka.ts';
 
 let s: TestStores;

@@ -3,17 +3,28 @@
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localUrls } from './local-stack.ts';
+import { LIVE_CHANNEL_BASE, SEVERITIES, topicNames, type Severity, type Topics } from '@watchpost/schemas';
 
 /** Producer compression choices (`KAFKA_COMPRESSION`); runtime/src/clients/kafka.ts registers zstd. */
 export const KAFKA_COMPRESSIONS = ['zstd', 'gzip', 'none'] as const;
 export type KafkaCompression = (typeof KAFKA_COMPRESSIONS)[number];
 
-export const SEVERITIES = ['info', 'warning', 'high', 'critical'] as const;
-export type Severity = (typeof SEVERITIES)[number];
 export const CHANNELS = ['chat', 'webhook', 'email', 'push'] as const;
 export type Channel = (typeof CHANNELS)[number];
-export const ROLES = ['all', 'ingest', 'api', 'store', 'correlate', 'notify', 'stream', 'scheduler', 'worker'] as const;
+/** Every role a process can run; ops/src/role-registry.ts must start each one (its type checks that). */
+export const SERVICE_ROLES = ['ingest', 'api', 'store', 'correlate', 'scheduler', 'stream'] as const;
+export type ServiceRole = (typeof SERVICE_ROLES)[number];
+export const ROLES = ['all', ...SERVICE_ROLES] as const;
 export type Role = (typeof ROLES)[number];
+
+/** Consumer groups, one per processor (each an independent group; processors/README.md). */
+export const CONSUMER_GROUP_BASES = {
+  store: 'watchpost-store',
+  correlate: 'watchpost-correlate',
+  stream: 'watchpost-stream',
+  streamProblems: 'watchpost-stream-problems',
+} as const;
+export type ConsumerGroupKey = keyof typeof CONSUMER_GROUP_BASES;
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -47,7 +58,15 @@ export interface Config {
   kafkaSessionTimeoutMs: number;
   /** Compression of what ingest appends to events.v1. */
   kafkaCompression: KafkaCompression;
-  topics: { events: string; deadLetter: string; problems: string };
+  /** KAFKA_TOPIC_PREFIX: carried by every topic, consumer group and the live channel. */
+  topicPrefix: string;
+  topics: Topics;
+  /** Consumer group ids (with the topic prefix: two deployments sharing a broker never join each other's group). */
+  consumerGroups: Record<ConsumerGroupKey, string>;
+  /** REDIS_KEY_PREFIX: prefix of the API's Redis keys (login limits). */
+  redisKeyPrefix: string;
+  /** Prefix of ingest's event_id claim keys (derived from the events topic). */
+  claimKeyPrefix: string;
   heartbeatStaleMinutes: number;
   problemCorrelationWindowMinutes: number;
   problemMinSeverity: Severity;
@@ -198,6 +217,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     throw new ConfigError('SERVICE_DAILY_REPORT_TIMEZONE', `unknown IANA time zone "${tz}"`);
   }
   const prefix = str(env, 'KAFKA_TOPIC_PREFIX', '');
+  const topics = topicNames(prefix);
   return {
     role: oneOf(role ? { SERVICE_ROLE: role } : env, 'SERVICE_ROLE', ROLES, 'all'),
     host: str(env, 'HOST', '127.0.0.1'),
@@ -213,7 +233,14 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 4, 1, 1024),
     kafkaSessionTimeoutMs: int(env, 'KAFKA_SESSION_TIMEOUT_MS', 30_000, 6000, 300_000),
     kafkaCompression: oneOf(env, 'KAFKA_COMPRESSION', KAFKA_COMPRESSIONS, 'none'),
-    topics: { events: `${prefix}events.v1`, deadLetter: `${prefix}events.v1.dlq`, problems: `${prefix}problems.v1` },
+    topicPrefix: prefix,
+    topics,
+    consumerGroups: Object.fromEntries(Object.entries(CONSUMER_GROUP_BASES).map(([k, v]) => [k, `${prefix}${v}`])) as Record<
+      ConsumerGroupKey,
+      string
+    >,
+    redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX', 'watchpost:'),
+    claimKeyPrefix: `${topics.events}:claim:`,
     heartbeatStaleMinutes: int(env, 'SERVICE_HEARTBEAT_STALE_MINUTES', 10, 1),
     problemCorrelationWindowMinutes: int(env, 'SERVICE_PROBLEM_CORRELATION_WINDOW_MINUTES', 60, 1),
     problemMinSeverity: oneOf(env, 'SERVICE_PROBLEM_MIN_SEVERITY', SEVERITIES, 'warning'),
@@ -251,7 +278,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     eventsRollupIntervalSeconds: int(env, 'SERVICE_EVENTS_ROLLUP_INTERVAL_SECONDS', 30, 1, 3600),
     queuePrefix: str(env, 'BULLMQ_PREFIX', 'watchpost'),
     stream: {
-      channel: `${prefix}live.v1`,
+      channel: `${prefix}${LIVE_CHANNEL_BASE}`,
       keepAliveSeconds: int(env, 'SERVICE_STREAM_KEEPALIVE_SECONDS', 15, 1, 3600),
       batchSize: int(env, 'STREAM_BATCH_SIZE', 5000, 1, 1_000_000),
       batchMs: int(env, 'STREAM_BATCH_MS', 200, 10, 60_000),

@@ -1,0 +1,180 @@
+// Agent API keys: created, listed and revoked by the CLI/API, verified by ingest. Keys are random
+// (32 bytes, base64url, prefixed `wpk_`), so a plain sha256 is the right hash; only the hash is stored.
+import { createHash, randomBytes } from 'node:crypto';
+import { withTransaction, writeSecretFile } from '@watchpost/runtime';
+import { join } from 'node:path';
+import type { Pool } from 'pg';
+import type { Logger } from '@watchpost/runtime';
+
+export const KEY_PREFIX = 'wpk_';
+/** Characters of a key kept in clear for display (`wpk_` plus 8). */
+const DISPLAY_CHARS = 12;
+export const BOOTSTRAP_KEY_NAME = 'bootstrap';
+export const BOOTSTRAP_KEY_FILE = 'bootstrap-api-key';
+
+export interface ApiKeyInfo {
+  id: number;
+  name: string;
+  prefix: string;
+  created_at: Date;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function generateApiKey(): string {
+  return KEY_PREFIX + randomBytes(32).toString('base64url');
+}
+
+async function insertKey(pool: Pool, name: string, key: string): Promise<number | null> {
+  const r = await pool.query<{ id: number }>(
+    'INSERT INTO api_keys (name, key_hash, prefix) VALUES ($1, $2, $3) ON CONFLICT (key_hash) DO NOTHING RETURNING id',
+    [name, hashApiKey(key), key.slice(0, DISPLAY_CHARS)],
+  );
+  return r.rows[0]?.id ?? null;
+}
+
+/** Creates a key; the clear key is returned once and never stored. */
+export async function createApiKey(pool: Pool, name: string): Promise<{ id: number; key: string }> {
+  const trimmed = name.trim();
+  if (!trimmed) throw new Error('an API key needs a name');
+  const key = generateApiKey();
+  const id = await insertKey(pool, trimmed, key);
+  if (id === null) throw new Error('API key collision'); // 256 random bits: practically impossible
+  return { id, key };
+}
+
+export async function listApiKeys(pool: Pool): Promise<ApiKeyInfo[]> {
+  const r = await pool.query<ApiKeyInfo>(
+    'SELECT id, name, prefix, created_at, revoked_at, last_used_at FROM api_keys ORDER BY id',
+  );
+  return r.rows;
+}
+
+/** Revokes the key with this id, or every active key with this name; returns how many were revoked. */
+export async function revokeApiKey(pool: Pool, idOrName: number | string): Promise<number> {
+  const asId = typeof idOrName === 'number' ? idOrName : /^\d+$/.test(idOrName) ? Number(idOrName) : null;
+  const r =
+    asId !== null
+      ? await pool.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL', [asId])
+      : await pool.query('UPDATE api_keys SET revoked_at = now() WHERE name = $1 AND revoked_at IS NULL', [idOrName]);
+  return r.rowCount ?? 0;
+}
+
+/** The active key's id, or null. Uncached: ingest goes through ApiKeyVerifier. */
+export async function verifyApiKey(pool: Pool, key: string): Promise<{ id: number } | null> {
+  if (!key) return null;
+  const r = await pool.query<{ id: number }>('SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [
+    hashApiKey(key),
+  ]);
+  return r.rows[0] ?? null;
+}
+
+/**
+ * Verifies keys with a short in-memory cache so the hot path does not query Postgres per request.
+ * Results (valid and invalid) live `ttlMs`: a revoked key stops working within that time, a new key
+ * that was tried before it existed works after it. last_used_at is written at most once a minute per key.
+ */
+export class ApiKeyVerifier {
+  private readonly pool: Pool;
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+  private readonly cache = new Map<string, { id: number | null; expires: number }>();
+  private readonly pending = new Map<string, Promise<number | null>>();
+  private readonly lastTouched = new Map<number, number>();
+  private readonly log: Logger | undefined;
+
+  constructor(pool: Pool, opts: { ttlMs: number; maxEntries?: number; log?: Logger }) {
+    this.pool = pool;
+    this.ttlMs = opts.ttlMs;
+    this.maxEntries = opts.maxEntries ?? 10_000;
+    this.log = opts.log;
+  }
+
+  /** The key id when the key is active, else null. Synchronous on a cache hit. */
+  verify(key: string): number | null | Promise<number | null> {
+    const hash = hashApiKey(key);
+    const now = Date.now();
+    const hit = this.cache.get(hash);
+    if (hit && hit.expires > now) {
+      if (hit.id !== null) this.touch(hit.id, now);
+      return hit.id;
+    }
+    let p = this.pending.get(hash);
+    if (!p) {
+      p = this.lookup(hash).finally(() => this.pending.delete(hash));
+      this.pending.set(hash, p);
+    }
+    return p;
+  }
+
+  private async lookup(hash: string): Promise<number | null> {
+    const r = await this.pool.query<{ id: number }>('SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [hash]);
+    const id = r.rows[0]?.id ?? null;
+    // Bounded: a flood of wrong keys must not grow memory without limit.
+    if (this.cache.size >= this.maxEntries) this.cache.clear();
+    if (this.ttlMs > 0) this.cache.set(hash, { id, expires: Date.now() + this.ttlMs });
+    if (id !== null) this.touch(id, Date.now());
+    return id;
+  }
+
+  private touch(id: number, now: number): void {
+    if ((this.lastTouched.get(id) ?? 0) > now - 60_000) return;
+    this.lastTouched.set(id, now);
+    this.pool.query('UPDATE api_keys SET last_used_at = now() WHERE id = $1', [id]).catch((err: unknown) => {
+      this.log?.warn({ err }, 'could not record api key use');
+    });
+  }
+}
+
+/**
+ * Makes sure one agent key exists after the first start. SERVICE_BOOTSTRAP_API_KEY, when set, is
+ * registered (once; a revoked one stays revoked). Otherwise, when the table holds no key at all, one
+ * is generated, printed once on stdout and written to `<stateDir>/bootstrap-api-key` (mode 0600).
+ * Returns what happened, for the caller's log line (never the key).
+ */
+export async function ensureBootstrapKey(
+  pool: Pool,
+  opts: { bootstrapApiKey: string | undefined; stateDir: string; print?: (line: string) => void },
+): Promise<'registered' | 'generated' | 'exists'> {
+  const { outcome, generated } = await withTransaction(pool, async (client) => {
+    // Two processes starting at once must not both generate a key.
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('watchpost.api_keys.bootstrap'))");
+    let outcome: 'registered' | 'generated' | 'exists' = 'exists';
+    let generated: string | undefined;
+    if (opts.bootstrapApiKey) {
+      const key = opts.bootstrapApiKey;
+      const r = await client.query(
+        'INSERT INTO api_keys (name, key_hash, prefix) VALUES ($1, $2, $3) ON CONFLICT (key_hash) DO NOTHING',
+        [BOOTSTRAP_KEY_NAME, hashApiKey(key), key.slice(0, DISPLAY_CHARS)],
+      );
+      if (r.rowCount) outcome = 'registered';
+    } else {
+      const any = await client.query('SELECT 1 FROM api_keys LIMIT 1');
+      if (any.rowCount === 0) {
+        generated = generateApiKey();
+        await client.query('INSERT INTO api_keys (name, key_hash, prefix) VALUES ($1, $2, $3)', [
+          BOOTSTRAP_KEY_NAME,
+          hashApiKey(generated),
+          generated.slice(0, DISPLAY_CHARS),
+        ]);
+        outcome = 'generated';
+      }
+    }
+    if (generated) {
+      // Written before COMMIT: if the file cannot be written, no key exists that nobody knows.
+      await writeSecretFile(opts.stateDir, BOOTSTRAP_KEY_FILE, generated);
+    }
+    return { outcome, generated };
+  });
+  if (generated) {
+    const print = opts.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+    print(
+      `watchpost: generated the bootstrap agent API key (shown once; also in ${join(opts.stateDir, BOOTSTRAP_KEY_FILE)}): ${generated}`,
+    );
+  }
+  return outcome;
+}

@@ -1,0 +1,10 @@
+// The domain shared by several roles. Imports only schemas and runtime.
+export * from './problems/state.ts';
+export * from './problems/store.ts';
+export * from './type-settings.ts';
+export * from './hosts/status.ts';
+export * from './agent-keys.ts';
+export * from './users/users.ts';
+export * from './users/passwords.ts';
+export * from './users/password-policy.ts';
+export * from './audit.ts';

@@ -1,0 +1,14 @@
+import type { Config } from '@watchpost/runtime';
+import { migratePostgres } from './postgres.ts';
+import { migrateClickhouse } from './clickhouse.ts';
+import { migrateKafka } from './kafka.ts';
+
+export { migratePostgres, migrateClickhouse, migrateKafka };
+
+/** Postgres, ClickHouse and Kafka topics; each step is idempotent. */
+export async function migrateAll(config: Config, log: (msg: string) => void = () => {}): Promise<void> {
+  await migratePostgres(config.databaseUrl, log);
+  await migrateClickhouse(config.clickhouseUrl, config.clickhouseDatabase, log);
+  await migrateKafka(config);
+  log(`kafka: topics ${Object.values(config.topics).join(', ')} present`);
+}

@@ -1,0 +1,116 @@
+// Users in Postgres. Usernames are stored lower-case; `token_version` is bumped whenever a user's
+// password is reset, so every token issued before is refused.
+import type { Pool, PoolClient } from '@watchpost/runtime';
+import { hashPassword } from './passwords.ts';
+
+type Db = Pool | PoolClient;
+
+export const USER_ROLES = ['admin', 'monitor'] as const;
+export type UserRole = (typeof USER_ROLES)[number];
+
+/** A user as requests see it (the API's request.user). */
+export interface ApiUser {
+  id: number;
+  username: string;
+  role: UserRole;
+}
+
+export interface UserRecord extends ApiUser {
+  active: boolean;
+  tokenVersion: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export const USERNAME_PATTERN = '^[a-z0-9][a-z0-9._@-]{0,63}$';
+const usernameRe = new RegExp(USERNAME_PATTERN);
+
+export function normalizeUsername(name: string): string {
+  return name.trim().toLowerCase();
+}
+
+export function isValidUsername(name: string): boolean {
+  return usernameRe.test(name);
+}
+
+const columns = 'id, username, role, active, token_version, created_at, updated_at';
+interface Row {
+  id: number;
+  username: string;
+  role: UserRole;
+  active: boolean;
+  token_version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+const toRecord = (r: Row): UserRecord => ({
+  id: r.id,
+  username: r.username,
+  role: r.role,
+  active: r.active,
+  tokenVersion: r.token_version,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+});
+
+export async function getUserById(db: Db, id: number): Promise<UserRecord | null> {
+  const r = await db.query<Row>(`SELECT ${columns} FROM users WHERE id = $1`, [id]);
+  return r.rows[0] ? toRecord(r.rows[0]) : null;
+}
+
+export async function getUserByName(db: Db, username: string): Promise<(UserRecord & { passwordHash: string }) | null> {
+  const r = await db.query<Row & { password_hash: string }>(`SELECT ${columns}, password_hash FROM users WHERE username = $1`, [
+    normalizeUsername(username),
+  ]);
+  const row = r.rows[0];
+  return row ? { ...toRecord(row), passwordHash: row.password_hash } : null;
+}
+
+export async function listUsers(db: Db): Promise<UserRecord[]> {
+  const r = await db.query<Row>(`SELECT ${columns} FROM users ORDER BY username`);
+  return r.rows.map(toRecord);
+}
+
+export class UserExistsError extends Error {}
+export class InvalidUsernameError extends Error {}
+
+export async function createUser(db: Db, input: { username: string; password: string; role: UserRole }): Promise<UserRecord> {
+  const username = normalizeUsername(input.username);
+  if (!isValidUsername(username)) throw new InvalidUsernameError(`invalid username "${input.username}"`);
+  const hash = await hashPassword(input.password);
+  try {
+    const r = await db.query<Row>(`INSERT INTO users (username, role, password_hash) VALUES ($1, $2, $3) RETURNING ${columns}`, [
+      username,
+      input.role,
+      hash,
+    ]);
+    return toRecord(r.rows[0]!);
+  } catch (err) {
+    if ((err as { code?: string }).code === '23505') throw new UserExistsError(`user "${username}" already exists`);
+    throw err;
+  }
+}
+
+/** Changes role and/or active flag; returns null when the user does not exist. */
+export async function updateUser(db: Db, id: number, patch: { role?: UserRole; active?: boolean }): Promise<UserRecord | null> {
+  const r = await db.query<Row>(
+    `UPDATE users SET role = COALESCE($2, role), active = COALESCE($3, active), updated_at = now() WHERE id = $1 RETURNING ${columns}`,
+    [id, patch.role ?? null, patch.active ?? null],
+  );
+  return r.rows[0] ? toRecord(r.rows[0]) : null;
+}
+
+/** New password and a new token version: every access and refresh token issued before stops working. */
+export async function resetPassword(db: Db, id: number, password: string): Promise<UserRecord | null> {
+  const hash = await hashPassword(password);
+  const r = await db.query<Row>(
+    `UPDATE users SET password_hash = $2, token_version = token_version + 1, updated_at = now() WHERE id = $1 RETURNING ${columns}`,
+    [id, hash],
+  );
+  return r.rows[0] ? toRecord(r.rows[0]) : null;
+}
+
+export async function countUsers(db: Db): Promise<number> {
+  const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM users');
+  return r.rows[0]!.n;
+}

@@ -1,0 +1,12 @@
+// What the processors package offers: its roles (started by ops' launcher) and the few building
+// blocks the test kit drives directly (storing and correlating fixture events, the hourly rollup).
+export { storeRole } from './store/index.ts';
+export { correlateRole } from './correlate/index.ts';
+export { streamRole } from './stream/index.ts';
+export { schedulerRole } from './scheduler/index.ts';
+
+export { envelopeToRow } from './store/rows.ts';
+export { insertEventRows } from './store/insert.ts';
+export { ROLLUP_OVERLAP_SECONDS, runHourlyRollup } from './store/rollup.ts';
+export { processBatch, type CorrelateSettings } from './correlate/processor.ts';
+export type { CorrelateEnvelope, CorrelateEvent } from './correlate/rules.ts';

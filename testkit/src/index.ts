@@ -1,0 +1,11 @@
+// Test and bench helpers on the real servers of the local stack. Heavier parts have their own entry:
+// '@watchpost/testkit/api' (API harness, SSE client, read fixtures), '@watchpost/testkit/correlate',
+// '@watchpost/testkit/chdb' (ClickHouse in-process).
+export * from './stores.ts';
+export { assertTestName } from './names.ts';
+export * from './envelopes.ts';
+export * from './kafka.ts';
+export * from './logger.ts';
+export * from './tcp-proxy.ts';
+export * from './bench-events.ts';
+export { sampleEvent } from '@watchpost/schemas/fixtures';
