@@ -1,24 +1,26 @@
 // Users management (admin only): list, create, edit role and active flag, reset password.
 import type { FastifyPluginAsync } from 'fastify';
 import { ApiError, notFound } from '../errors.ts';
-import { audit } from '@watchpost/core';
 import {
+  audit,
   createUser,
   InvalidUsernameError,
+  LastAdminError,
   listUsers,
   resetPassword,
-  updateUser,
+  updateUserKeepingAnAdmin,
   USERNAME_PATTERN,
+  USER_ROLES,
   UserExistsError,
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
   type UserRecord,
 } from '@watchpost/core';
-import { withTransaction } from '@watchpost/runtime';
 import type { UserRole } from '../types.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '@watchpost/core';
 
 const tags = ['users'];
 const password = { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH } as const;
-const role = { type: 'string', enum: ['admin', 'monitor'] } as const;
+const role = { type: 'string', enum: USER_ROLES } as const;
 
 const userSchema = {
   type: 'object',
@@ -120,14 +122,8 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (req) => {
-      const updated = await withTransaction(pg, async (c) => {
-        // Serialises admin changes so two concurrent demotions cannot both pass the last-admin check.
-        await c.query("SELECT pg_advisory_xact_lock(hashtext('watchpost.users.admins'))");
-        const u = await updateUser(c, req.params.id, req.body);
-        if (!u) return null;
-        const admins = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE role = 'admin' AND active");
-        if (admins.rows[0]!.n === 0) throw new ApiError(409, 'LAST_ADMIN', 'the change would leave no active admin');
-        return u;
+      const updated = await updateUserKeepingAnAdmin(pg, req.params.id, req.body).catch((err: unknown) => {
+        throw err instanceof LastAdminError ? new ApiError(409, 'LAST_ADMIN', err.message) : err;
       });
       if (!updated) throw notFound('user');
       await audit(pg, {

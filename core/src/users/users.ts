@@ -1,6 +1,6 @@
 // Users in Postgres. Usernames are stored lower-case; `token_version` is bumped whenever a user's
 // password is reset, so every token issued before is refused.
-import type { Pool, PoolClient } from '@watchpost/runtime';
+import { withTransaction, type Pool, type PoolClient } from '@watchpost/runtime';
 import { hashPassword } from './passwords.ts';
 
 type Db = Pool | PoolClient;
@@ -113,4 +113,31 @@ export async function resetPassword(db: Db, id: number, password: string): Promi
 export async function countUsers(db: Db): Promise<number> {
   const r = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM users');
   return r.rows[0]!.n;
+}
+
+export class LastAdminError extends Error {
+  constructor() {
+    super('the change would leave no active admin');
+    this.name = 'LastAdminError';
+  }
+}
+
+/**
+ * Changes a user's role or active flag, refusing (LastAdminError) a change that leaves no active
+ * admin. Null when the user does not exist. The API and the CLI both go through here.
+ */
+export async function updateUserKeepingAnAdmin(
+  pool: Pool,
+  id: number,
+  patch: { role?: UserRole; active?: boolean },
+): Promise<UserRecord | null> {
+  return withTransaction(pool, async (c) => {
+    // Serialises admin changes so two concurrent demotions cannot both pass the last-admin check.
+    await c.query("SELECT pg_advisory_xact_lock(hashtext('watchpost.users.admins'))");
+    const u = await updateUser(c, id, patch);
+    if (!u) return null;
+    const admins = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE role = 'admin' AND active");
+    if (admins.rows[0]!.n === 0) throw new LastAdminError();
+    return u;
+  });
 }

@@ -1,6 +1,5 @@
 // `cli users ...`: the same functions and rules as the API's users routes, on the same database.
 import type { Pool } from '@watchpost/runtime';
-import { withTransaction } from '@watchpost/runtime';
 import {
   audit,
   createUser,
@@ -8,7 +7,8 @@ import {
   listUsers,
   normalizeUsername,
   resetPassword,
-  updateUser,
+  updateUserKeepingAnAdmin,
+  LastAdminError,
   PASSWORD_MIN_LENGTH,
   USER_ROLES,
   type UserRole,
@@ -37,15 +37,14 @@ async function requireUser(pool: Pool, name: string | undefined) {
   return u;
 }
 
-/** Role and active changes refuse to leave no active admin (same rule as the API). */
+/** Role and active changes refuse to leave no active admin (core's rule, as in the API). */
 async function changeUser(pool: Pool, id: number, patch: { role?: UserRole; active?: boolean }) {
-  return withTransaction(pool, async (c) => {
-    await c.query("SELECT pg_advisory_xact_lock(hashtext('watchpost.users.admins'))");
-    const u = await updateUser(c, id, patch);
-    const admins = await c.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE role = 'admin' AND active");
-    if (admins.rows[0]!.n === 0) throw new RefusedError('refused: the change would leave no active admin');
-    return u!;
-  });
+  try {
+    return (await updateUserKeepingAnAdmin(pool, id, patch))!;
+  } catch (err) {
+    if (err instanceof LastAdminError) throw new RefusedError(`refused: ${err.message}`);
+    throw err;
+  }
 }
 
 export async function usersCommand(pool: Pool, args: string[], opts: { role?: string }, out: (s: string) => void): Promise<void> {
