@@ -25,7 +25,7 @@ function launch(env: Record<string, string>, role = 'all') {
       ...process.env,
       DATABASE_URL: config.databaseUrl,
       CLICKHOUSE_DATABASE: config.clickhouseDatabase,
-      KAFKA_TOPIC_PREFIX: `${config.topics.events.replace(/events\.v1$/, '')}`,
+      KAFKA_TOPIC_PREFIX: config.topicPrefix,
       SERVICE_STATE_DIR: config.stateDir,
       LOG_LEVEL: 'info',
       ...env,
@@ -62,6 +62,10 @@ describe('ops/src/start.ts', () => {
     expect(body.status).toBe('ok');
     const z = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { version: string };
     expect(z.version).toBe(VERSION);
+    const ready = await fetch(`http://127.0.0.1:${port}/ready`);
+    const readyBody = (await ready.json()) as { status: string; checks: Record<string, string> };
+    expect([ready.status, readyBody.status]).toEqual([200, 'ready']);
+    expect(Object.keys(readyBody.checks).sort()).toEqual(['correlate_consumer', 'store_consumer', 'stream_consumer']);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toContain('process_cpu_seconds_total');
     p.child.kill('SIGTERM');
@@ -84,6 +88,12 @@ describe('ops/src/start.ts', () => {
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
     expect(p.child.signalCode).toBeNull();
+  });
+
+  it('refuses a role that does not exist instead of failing after validation', async () => {
+    const p = launch({}, 'notify');
+    expect(await p.exited).toBe(2);
+    expect(p.output()).toMatch(/SERVICE_ROLE: must be one of/);
   });
 
   it('refuses to start on a bad setting and names the variable', async () => {

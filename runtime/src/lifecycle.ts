@@ -38,13 +38,13 @@ export class Lifecycle {
     for (const sig of ['SIGTERM', 'SIGINT'] as const) process.on(sig, () => this.stop(sig));
   }
 
-  /** Starts the ordered shutdown, then exits 0 (1 if it takes over 30 s). Repeated signals change nothing. */
-  stop(reason: string): void {
+  /** Starts the ordered shutdown, then exits with `code` (1 if it takes over 30 s). Repeated calls change nothing. */
+  stop(reason: string, code = 0): void {
     if (this.stopping) return;
     this.stopping = true;
     this.log.info({ signal: reason }, 'shutting down');
     const force = setTimeout(() => process.exit(1), 30_000);
     force.unref();
-    void this.close().then(() => process.exit(0));
+    void this.close().then(() => process.exit(code));
   }
 }

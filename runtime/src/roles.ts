@@ -10,13 +10,20 @@ export interface RoleContext {
   log: Logger;
   /** Shared, lazily created clients; closed by the launcher after every role closed. */
   clients: Clients;
+  /**
+   * The role cannot recover (e.g. its consumer crashed for good): the process ends so that a supervisor
+   * restarts it. The launcher always sets it; tests that start a role directly may leave it out.
+   */
+  fatal?: (reason: string, err?: unknown) => void;
 }
 
 export interface RoleHandle {
   /** HTTP routes mounted on the process's one fastify server (ingest, api). */
   routes?: FastifyPluginAsync;
-  /** Dependency checks shown by /health. */
+  /** Dependency checks shown by /health (liveness: always 200, `status` says degraded). */
   checks?: Record<string, HealthCheck>;
+  /** Readiness checks: /ready answers 503 while any is false (a consumer with lag and no progress). */
+  ready?: Record<string, () => boolean>;
   /** Stop intake, drain in-flight work, flush producers. Clients are closed by the launcher afterwards. */
   close?: () => Promise<void>;
 }

@@ -7,7 +7,7 @@ import { consumerLag, recordBatch } from './metrics.ts';
 import { startOutboxRelay } from './outbox.ts';
 import type { CorrelateEnvelope } from './rules.ts';
 
-export const correlateRole: RoleStarter = async ({ config, log, clients }) => {
+export const correlateRole: RoleStarter = async ({ config, log, clients, fatal }) => {
   const pool = clients.pg;
   const clock: Clock = () => new Date();
   const producer = clients.kafka.producer({ allowAutoTopicCreation: false });
@@ -23,6 +23,7 @@ export const correlateRole: RoleStarter = async ({ config, log, clients }) => {
     maxBatchMs: config.correlate.batchMs,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
     log,
+    onFatal: (err) => fatal?.('correlate consumer crashed', err),
     async handle(batch) {
       const out = await processBatch(
         pool,
@@ -45,6 +46,7 @@ export const correlateRole: RoleStarter = async ({ config, log, clients }) => {
   }, 10_000);
   return {
     checks: { correlate_consumer: async () => consumer.healthy() },
+    ready: { correlate_consumer: () => consumer.ready() },
     async close() {
       clearInterval(lagTimer);
       await consumer.stop();

@@ -194,4 +194,152 @@ describe('startBatchConsumer', () => {
     expect(await metrics.getSingleMetricAsString('watchpost_consumer_dead_letters_total')).toMatch(/consumer="test_dlq"} 2/);
     expect(running.healthy()).toBe(true);
   });
+
+  it('isolates a message whose write fails deterministically: the rest is written, it is dead-lettered with the error', async () => {
+    const { config, kafka } = await setup();
+    const msgs = envelopes(40);
+    const badId = (JSON.parse(msgs[17]!.value.toString()) as { event: { event_id: string } }).event.event_id;
+    await produce(config, config.topics.events, msgs);
+    const written: string[] = [];
+    running = await startBatchConsumer({
+      kafka,
+      groupId: `${config.topics.events}.g`,
+      topic: config.topics.events,
+      deadLetterTopic: config.topics.deadLetter,
+      name: 'test_isolate',
+      maxBatchSize: 40,
+      maxBatchMs: 200,
+      maxBackoffMs: 50,
+      log,
+      // All-or-nothing like a transaction; fails like Postgres on a NUL byte whenever the bad event is in.
+      handle: async (b) => {
+        if (b.some((m) => m.envelope.event.event_id === badId))
+          throw Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' });
+        written.push(...b.map((m) => m.offset));
+      },
+    });
+    await waitFor(
+      'lag 0',
+      () => running!.lag(),
+      (n) => n === 0,
+      30_000,
+    );
+    expect(written.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i).filter((i) => i !== 17));
+    const dlq = (await readAll(config, config.topics.deadLetter, 1)).map((m) => JSON.parse(m.value));
+    expect(dlq).toHaveLength(1);
+    expect(dlq[0]).toMatchObject({ source_topic: config.topics.events, offset: '17', key: msgs[17]!.key });
+    expect(dlq[0].reason).toMatch(/22021: invalid byte sequence/);
+    expect(Buffer.from(dlq[0].value_base64, 'base64').toString()).toBe(msgs[17]!.value.toString());
+    expect(await metrics.getSingleMetricAsString('watchpost_consumer_isolated_total')).toMatch(/consumer="test_isolate"} 1/);
+    expect(running.ready()).toBe(true);
+  });
+
+  it('never dead-letters transient failures, however many', async () => {
+    const { config, kafka } = await setup();
+    await produce(config, config.topics.events, envelopes(5));
+    let calls = 0;
+    const written: string[] = [];
+    running = await startBatchConsumer({
+      kafka,
+      groupId: `${config.topics.events}.g`,
+      topic: config.topics.events,
+      deadLetterTopic: config.topics.deadLetter,
+      name: 'test_transient',
+      maxBatchSize: 5,
+      maxBatchMs: 100,
+      maxBackoffMs: 20,
+      log,
+      handle: async (b) => {
+        if (++calls <= 12) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:15432'), { code: 'ECONNREFUSED' });
+        written.push(...b.map((m) => m.offset));
+      },
+    });
+    await waitFor(
+      'lag 0',
+      () => running!.lag(),
+      (n) => n === 0,
+      30_000,
+    );
+    expect(written).toEqual(['0', '1', '2', '3', '4']);
+    expect(await readAll(config, config.topics.deadLetter, 0, 1500)).toHaveLength(0);
+    expect(await metrics.getSingleMetricAsString('watchpost_consumer_transient_failures_total')).toMatch(
+      /consumer="test_transient"} 12/,
+    );
+  });
+
+  it('reads several inputs, each with its own decoding; a batch holds one topic', async () => {
+    const { config, kafka } = await setup();
+    await produce(config, config.topics.events, envelopes(3));
+    await produce(config, config.topics.problems, [
+      { key: 'p1', value: Buffer.from('{"n":1}') },
+      { key: 'p2', value: Buffer.from('{"n":2}') },
+    ]);
+    const seen: { topic: string; values: unknown[] }[] = [];
+    running = await startBatchConsumer<unknown>({
+      kafka,
+      groupId: `${config.topics.events}.g`,
+      inputs: [
+        { topic: config.topics.events },
+        { topic: config.topics.problems, decode: (v) => ({ ok: true, value: JSON.parse(String(v)) as unknown }) },
+      ],
+      deadLetterTopic: config.topics.deadLetter,
+      name: 'test_inputs',
+      maxBatchSize: 100,
+      maxBatchMs: 100,
+      log,
+      handle: async (b) => {
+        seen.push({ topic: b[0]!.topic, values: b.map((m) => m.envelope) });
+        expect(new Set(b.map((m) => m.topic)).size).toBe(1);
+      },
+    });
+    await waitFor(
+      'both inputs',
+      async () => seen.length,
+      (n) => n >= 2,
+    );
+    await waitFor(
+      'lag 0',
+      () => running!.lag(),
+      (n) => n === 0,
+    );
+    const problems = seen.filter((s) => s.topic === config.topics.problems).flatMap((s) => s.values);
+    expect(problems).toEqual([{ n: 1 }, { n: 2 }]);
+    const events = seen.filter((s) => s.topic === config.topics.events).flatMap((s) => s.values);
+    expect(events).toHaveLength(3);
+  });
+
+  it('is not ready while a partition has lag and makes no progress, and ready again once it does', async () => {
+    const { config, kafka } = await setup();
+    await produce(config, config.topics.events, envelopes(3));
+    let down = true;
+    running = await startBatchConsumer({
+      kafka,
+      groupId: `${config.topics.events}.g`,
+      topic: config.topics.events,
+      deadLetterTopic: config.topics.deadLetter,
+      name: 'test_ready',
+      maxBatchSize: 10,
+      maxBatchMs: 100,
+      maxBackoffMs: 100,
+      stallMs: 1500,
+      log,
+      handle: async () => {
+        if (down) throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
+      },
+    });
+    await waitFor(
+      'not ready',
+      async () => running!.ready(),
+      (r) => !r,
+      15_000,
+    );
+    down = false;
+    await waitFor(
+      'ready again',
+      async () => running!.ready(),
+      (r) => r,
+      15_000,
+    );
+    expect(await running.lag()).toBe(0);
+  });
 });

@@ -1,25 +1,35 @@
-// The one Kafka consume loop every processor uses (store, correlate, ...).
+// The one Kafka consume loop every processor uses (store, correlate, stream, ...), composed of small
+// pieces that each have their own tests:
+//   decode      per input topic (events by default), in the fetch loop; undecodable -> dead letter
+//   PartitionBuffer   per topic-partition, flushed by size or after maxBatchMs (linger)
+//   applyIsolating    the write: retried with backoff; a message that fails deterministically is
+//                     isolated by splitting the batch and goes to the dead-letter topic with its error
+//   DeadLetterWriter  chunked sends to the dead-letter topic
+//   CommitTracker     committed positions, lag, and whether the consumer makes progress (readiness)
 //
-// At-least-once, commit-after-work: messages of one partition are decoded, accumulated across fetches
-// until maxBatchSize or maxBatchMs, handed to handle(), and only when handle() returned are the
-// offsets committed. A full batch is written in the background while the next fetch is decoded (one
-// write in flight per partition, in offset order), so decoding here and the sink's work overlap. A
-// failing handle() pauses the partition and is retried with capped exponential backoff; nothing past
-// the last written message is ever committed. Poison messages (undecodable or schema-invalid) go to
-// the dead-letter topic with their reason and the partition moves on. In raw mode (handleRaw)
-// decoding is the handler's: the store decodes in a worker thread, off this loop.
+// At-least-once, commit-after-work: offsets are committed only after the batch was written (and its
+// dead letters sent). A full batch is written in the background while the next fetch is decoded (one
+// write in flight per partition, in offset order). Transient failures (connection lost, deadlock,
+// timeout) pause the partition and are retried forever with capped backoff; they never dead-letter.
 //
 // kafkajs notes: autoCommit is off and offsets are committed explicitly. resolveOffset() only moves
 // the in-memory fetch position so the next fetch continues after the buffered messages; after a
 // rebalance kafkajs restarts from the committed offsets, so buffered-but-uncommitted messages are
 // dropped on GROUP_JOIN and simply read again.
-import type { Consumer, EachBatchPayload, Kafka, Message, Producer } from 'kafkajs';
+import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Message, Producer } from 'kafkajs';
 import { counter, gauge, histogram, type Logger } from '@watchpost/runtime';
 import { deadLetterRecord, decodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
+import { PartitionBuffer, type BufferedBatch } from './partition-buffer.ts';
+import { CommitTracker, tpKey } from './commit-tracker.ts';
+import { DeadLetterWriter } from './dead-letter-writer.ts';
+import { applyIsolating, SystemicFailure } from './isolate.ts';
+import { isTransientError } from './errors.ts';
 
-export interface DecodedMessage {
-  envelope: EventEnvelope;
+/** A decoded message of one input. `envelope` is the decoded value (the name of the events input's value). */
+export interface DecodedMessage<T = EventEnvelope> {
+  envelope: T;
   key: string;
+  topic: string;
   partition: number;
   offset: string;
 }
@@ -36,10 +46,24 @@ export interface RawResult {
   poison: { index: number; reason: string }[];
 }
 
-export interface BatchConsumerOptions {
+export type Decoded<T> = { ok: true; value: T } | { ok: false; reason: string };
+
+/** One topic the consumer reads, and how its values are decoded. */
+export interface ConsumerInput<T> {
+  topic: string;
+  /** Where a group without a committed offset starts. Default: options.fromBeginning (true). */
+  fromBeginning?: boolean;
+  /** Default: the event envelope of events.v1 (JSON + schema v1). */
+  decode?: (value: Buffer | null) => Decoded<T>;
+}
+
+export interface BatchConsumerOptions<T = EventEnvelope> {
   kafka: Kafka;
   groupId: string;
-  topic: string;
+  /** One input with the default (event envelope) decoding; or give `inputs`. */
+  topic?: string;
+  /** Several inputs (e.g. events.v1 and problems.v1); a batch always holds one topic-partition. */
+  inputs?: ConsumerInput<T>[];
   deadLetterTopic: string;
   /** Metrics label, e.g. 'store'. */
   name: string;
@@ -48,14 +72,14 @@ export interface BatchConsumerOptions {
   log: Logger;
   fromBeginning?: boolean;
   /**
-   * Called with decoded, schema-valid messages of ONE partition, in offset order. Throw => the
-   * wrapper pauses, backs off, retries the same batch; nothing past it is committed. Return => the
-   * offsets are committed. Poison messages never reach handle(): they go to the DLQ, counted.
+   * Called with decoded messages of ONE topic-partition, in offset order, and must be all-or-nothing
+   * per call (a transaction, one insert). Throw => retried with backoff; nothing past it is committed.
+   * A message that keeps failing deterministically is isolated (the batch is split) and dead-lettered.
    */
-  handle?(batch: DecodedMessage[]): Promise<void>;
+  handle?(batch: DecodedMessage<T>[]): Promise<void>;
   /**
    * Raw mode, instead of handle(): gets the messages undecoded, writes the valid ones and returns the
-   * poison ones, which then go to the DLQ before the commit. Same retry and commit rules.
+   * poison ones, which then go to the DLQ before the commit. Same retry, isolation and commit rules.
    */
   handleRaw?(batch: RawMessage[]): Promise<RawResult>;
   /** Kafka session timeout (ms); heartbeats go out at a tenth of it (max 3 s). Default 30 s. */
@@ -64,19 +88,25 @@ export interface BatchConsumerOptions {
   partitionsConsumedConcurrently?: number;
   /** Upper bound of the retry backoff. Default 10 s. */
   maxBackoffMs?: number;
-  /** The loop counts as stalled after this long without a fetch or while one batch keeps failing. Default 60 s. */
+  /** Non-transient failures of a batch before it is split to isolate the failing message. Default 5. */
+  attempts?: number;
+  /** Not ready after this long with lag but no commit, or while one batch keeps failing. Default 60 s. */
   stallMs?: number;
   /** How long stop() keeps retrying a failing final batch before giving up (uncommitted). Default 15 s. */
   stopTimeoutMs?: number;
+  /** The consumer crashed and kafkajs will not restart it: the process should end (a supervisor restarts it). */
+  onFatal?(err: unknown): void;
 }
 
 export interface BatchConsumer {
   /** Finish the in-flight batch, flush what is buffered, commit, disconnect. */
   stop(): Promise<void>;
-  /** Messages in the topic not yet committed by this group (sum over partitions). */
+  /** Messages in the inputs not yet committed by this group (sum over partitions). */
   lag(): Promise<number>;
-  /** false when the loop crashed, stopped fetching, or one batch has been failing for longer than stallMs. */
+  /** Liveness: false when the loop crashed, stopped fetching, or one batch has been failing for longer than stallMs. */
   healthy(): boolean;
+  /** Readiness: healthy, and no partition has lag without progress for stallMs. */
+  ready(): boolean;
 }
 
 const lagGauge = gauge('watchpost_consumer_lag', 'Messages not yet committed by the consumer group, per partition', [
@@ -101,24 +131,30 @@ const handleFailures = counter(
   'handle() attempts that threw (retried with backoff)',
   ['consumer'],
 );
+const transientFailures = counter(
+  'watchpost_consumer_transient_failures_total',
+  'handle() attempts that failed with a transient error (dependency away, deadlock, timeout): never dead-lettered',
+  ['consumer'],
+);
+const splits = counter(
+  'watchpost_consumer_isolation_splits_total',
+  'Batches split to isolate a message that fails deterministically',
+  ['consumer'],
+);
 const consumedTotal = counter('watchpost_consumer_messages_total', 'Messages handled and committed', ['consumer']);
-const deadLetters = counter('watchpost_consumer_dead_letters_total', 'Poison messages sent to the dead-letter topic', [
-  'consumer',
-]);
+const deadLetters = counter('watchpost_consumer_dead_letters_total', 'Messages sent to the dead-letter topic', ['consumer']);
+const isolated = counter(
+  'watchpost_consumer_isolated_total',
+  'Messages dead-lettered because writing them failed deterministically (isolated by splitting the batch)',
+  ['consumer'],
+);
 
-interface PartitionState {
+type Item<T> = { kind: 'decoded'; m: DecodedMessage<T> } | { kind: 'raw'; m: RawMessage };
+
+interface PartitionState<T> {
+  topic: string;
   partition: number;
-  buffer: DecodedMessage[];
-  /** Raw mode's buffer. */
-  raw: RawMessage[];
-  poison: Message[];
-  /** Highest offset taken in (valid or poison) and not yet committed; null when nothing is pending. */
-  pendingOffset: string | null;
-  /** When the oldest pending message arrived (0 = nothing pending). */
-  firstAt: number;
-  highWatermark: string | null;
-  /** The offset this group would resume from (after the last commit, or where this process started). */
-  committedNext: string | null;
+  buffer: PartitionBuffer<Item<T>, Message>;
   /** Serializes eachBatch, the linger timer and stop() on one partition. */
   tail: Promise<void>;
   /** The batch being written (at most one per partition); resolves false when given up at stop. */
@@ -139,11 +175,25 @@ export function backoffMs(attempt: number, capMs: number, random: () => number =
 
 const nextOffset = (offset: string) => (BigInt(offset) + 1n).toString();
 
-export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<BatchConsumer> {
-  const { kafka, topic, groupId, name, log } = opts;
+function decodeEvent(value: Buffer | null): Decoded<EventEnvelope> {
+  const d = decodeEnvelope(value);
+  return d.ok ? { ok: true, value: d.envelope } : d;
+}
+
+class GaveUp extends Error {}
+
+export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerOptions<T>): Promise<BatchConsumer> {
+  const { kafka, groupId, name, log } = opts;
   if (!opts.handle === !opts.handleRaw) throw new Error('startBatchConsumer: give exactly one of handle and handleRaw');
+  const inputs: ConsumerInput<T>[] = opts.inputs ?? (opts.topic ? [{ topic: opts.topic }] : []);
+  if (inputs.length === 0) throw new Error('startBatchConsumer: give topic or inputs');
+  const decoders = new Map(
+    inputs.map((i) => [i.topic, i.decode ?? (decodeEvent as unknown as (v: Buffer | null) => Decoded<T>)]),
+  );
+  const topics = inputs.map((i) => i.topic);
   const sessionTimeout = opts.sessionTimeoutMs ?? 30_000;
   const maxBackoff = opts.maxBackoffMs ?? 10_000;
+  const attempts = opts.attempts ?? 5;
   const stallMs = opts.stallMs ?? 60_000;
   const stopTimeoutMs = opts.stopTimeoutMs ?? 15_000;
 
@@ -165,38 +215,38 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
   });
   const producer: Producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
   const admin = kafka.admin();
+  const deadLetterWriter = new DeadLetterWriter(async (messages) => {
+    await producer.send({ topic: opts.deadLetterTopic, acks: -1, messages });
+  });
+  const tracker = new CommitTracker();
 
-  const states = new Map<number, PartitionState>();
+  const states = new Map<string, PartitionState<T>>();
   let stopping = false;
   let stopDeadline = Infinity;
   let crashed = false;
   let lastActivity = Date.now();
   let heartbeat: (() => Promise<void>) | undefined;
 
-  const stateFor = (partition: number): PartitionState => {
-    let st = states.get(partition);
+  const stateFor = (topic: string, partition: number): PartitionState<T> => {
+    const k = tpKey(topic, partition);
+    let st = states.get(k);
     if (!st) {
       st = {
+        topic,
         partition,
-        buffer: [],
-        raw: [],
-        poison: [],
-        pendingOffset: null,
-        firstAt: 0,
-        highWatermark: null,
-        committedNext: null,
+        buffer: new PartitionBuffer(opts.maxBatchSize, opts.maxBatchMs),
         tail: Promise.resolve(),
         writing: null,
         busy: false,
         failingSince: 0,
         paused: false,
       };
-      states.set(partition, st);
+      states.set(k, st);
     }
     return st;
   };
 
-  const withLock = <T>(st: PartitionState, fn: () => Promise<T>): Promise<T> => {
+  const withLock = <R>(st: PartitionState<T>, fn: () => Promise<R>): Promise<R> => {
     const run = st.tail.then(async () => {
       st.busy = true;
       try {
@@ -212,24 +262,131 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
     return run;
   };
 
-  const clear = (st: PartitionState) => {
-    st.buffer = [];
-    st.raw = [];
-    st.poison = [];
-    st.pendingOffset = null;
-    st.firstAt = 0;
+  /** The DLQ record of a message (logged here, sent by the writer). */
+  const deadLetter = (
+    st: PartitionState<T>,
+    m: { key: Buffer | null; value: Buffer | null; offset: string },
+    reason: string,
+  ): Message => {
+    log.warn(
+      { consumer: name, topic: st.topic, partition: st.partition, offset: m.offset, reason },
+      'message to the dead-letter topic',
+    );
+    return {
+      key: m.key,
+      value: JSON.stringify(deadLetterRecord(reason, st.topic, st.partition, m.offset, m.key, m.value)),
+    };
   };
 
-  /** The DLQ record of a poison message (logged here, sent by the writer). */
-  const poisonMessage = (partition: number, m: RawMessage, reason: string): Message => {
-    log.warn({ consumer: name, partition, offset: m.offset, reason }, 'poison message to the dead-letter topic');
-    return { key: m.key, value: JSON.stringify(deadLetterRecord(reason, topic, partition, m.offset, m.key, m.value)) };
+  const setLag = (st: PartitionState<T>) => {
+    const lag = tracker.lag(st.topic, st.partition);
+    // The first input's partitions are labelled by number; further inputs' as `topic:partition`.
+    const partition = st.topic === topics[0] ? String(st.partition) : `${st.topic}:${st.partition}`;
+    if (lag !== null) lagGauge.set({ consumer: name, group: groupId, partition }, lag);
   };
 
-  const setLag = (st: PartitionState, committedNext: string) => {
-    if (st.highWatermark === null) return;
-    const lag = BigInt(st.highWatermark) - BigInt(committedNext);
-    lagGauge.set({ consumer: name, group: groupId, partition: String(st.partition) }, Number(lag < 0n ? 0n : lag));
+  const pause = (st: PartitionState<T>) => {
+    if (!st.paused && !stopping) {
+      consumer.pause([{ topic: st.topic, partitions: [st.partition] }]);
+      st.paused = true;
+    }
+  };
+
+  /** Backoff before a retry; gives up (throws) when stopping past the deadline. */
+  const waitRetry = async (st: PartitionState<T>, err: unknown, attempt: number, size: number, transient: boolean) => {
+    handleFailures.inc({ consumer: name });
+    if (transient || isTransientError(err)) transientFailures.inc({ consumer: name });
+    if (st.failingSince === 0) st.failingSince = Date.now();
+    pause(st);
+    if (stopping && Date.now() >= stopDeadline) throw new GaveUp('stopping');
+    const delay = backoffMs(attempt, maxBackoff);
+    log.warn(
+      { err, consumer: name, topic: st.topic, partition: st.partition, attempt, delay_ms: delay, messages: size, transient },
+      'batch failed; partition paused, retrying',
+    );
+    await sleep(stopping ? Math.min(delay, Math.max(0, stopDeadline - Date.now())) : delay);
+  };
+
+  /** Applies part of a batch through the handler; raw mode's poison answers are collected. */
+  const applyPart = async (part: Item<T>[], rawPoison: Message[], st: PartitionState<T>): Promise<void> => {
+    const end = handleSeconds.startTimer({ consumer: name });
+    if (opts.handleRaw) {
+      const raw = part.map((i) => i.m as RawMessage);
+      const { poison } = await opts.handleRaw(raw);
+      for (const p of poison) rawPoison.push(deadLetter(st, raw[p.index]!, p.reason));
+      deadLetters.inc({ consumer: name }, poison.length);
+    } else {
+      await opts.handle!(part.map((i) => i.m as DecodedMessage<T>));
+    }
+    end();
+    batchSize.observe({ consumer: name }, part.length);
+  };
+
+  /** Writes one batch (handler with isolation, then dead letters), then commits. false = gave up (only while stopping). */
+  const write = async (st: PartitionState<T>, job: BufferedBatch<Item<T>, Message>): Promise<boolean> => {
+    // Keep the group membership alive while a long insert or a retry loop blocks this partition.
+    const beat = setInterval(() => void heartbeat?.().catch(() => {}), Math.min(1000, Math.floor(sessionTimeout / 10)));
+    const count = job.items.length + job.poison.length;
+    try {
+      for (let round = 1; job.items.length > 0; round++) {
+        try {
+          const rawPoison: Message[] = [];
+          const failed = await applyIsolating(job.items, (part) => applyPart(part, rawPoison, st), {
+            attempts,
+            wait: (err, attempt, size) => waitRetry(st, err, attempt, size, false),
+            onSplit: () => splits.inc({ consumer: name }),
+          });
+          for (const f of failed) {
+            const m = f.item.m;
+            const source =
+              f.item.kind === 'raw'
+                ? (m as RawMessage)
+                : { key: Buffer.from((m as DecodedMessage<T>).key), value: null, offset: m.offset };
+            job.poison.push(deadLetter(st, { ...source, value: rawValue(f.item) }, `${name} could not write it: ${f.reason}`));
+          }
+          deadLetters.inc({ consumer: name }, failed.length);
+          isolated.inc({ consumer: name }, failed.length);
+          job.poison.push(...rawPoison);
+          job.items = [];
+        } catch (err) {
+          if (err instanceof GaveUp) throw err;
+          if (!(err instanceof SystemicFailure)) throw err;
+          await waitRetry(st, err.causeError, round, job.items.length, false);
+        }
+      }
+      // Dead letters before the commit: a crash in between re-reads and re-sends them (at-least-once).
+      for (let attempt = 1; job.poison.length > 0; attempt++) {
+        try {
+          await deadLetterWriter.write(job.poison);
+        } catch (err) {
+          await waitRetry(st, err, attempt, job.poison.length, true);
+        }
+      }
+      const next = nextOffset(job.upTo);
+      try {
+        await consumer.commitOffsets([{ topic: st.topic, partition: st.partition, offset: next }]);
+        tracker.committed(st.topic, st.partition, next, Date.now());
+        setLag(st);
+      } catch (err) {
+        // Written but not committed (e.g. the partition moved in a rebalance): it is read again and
+        // the sink's idempotency by event_id absorbs the repeat.
+        log.warn({ err, consumer: name, partition: st.partition }, 'commit failed after a successful write');
+      }
+      consumedTotal.inc({ consumer: name }, count);
+      st.failingSince = 0;
+      if (st.paused) {
+        st.paused = false;
+        if (!stopping) consumer.resume([{ topic: st.topic, partitions: [st.partition] }]);
+      }
+      lastActivity = Date.now();
+      return true;
+    } catch (err) {
+      if (!(err instanceof GaveUp)) throw err;
+      log.error({ consumer: name, partition: st.partition }, 'giving up on a failing batch at stop; it stays uncommitted');
+      return false;
+    } finally {
+      clearInterval(beat);
+    }
   };
 
   /**
@@ -237,134 +394,55 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
    * for the write before it (order, and at most two batches in memory). false = a write was given up
    * (only while stopping).
    */
-  const flush = async (st: PartitionState): Promise<boolean> => {
+  const flush = async (st: PartitionState<T>): Promise<boolean> => {
     if (st.writing && !(await st.writing)) return false;
-    if (st.pendingOffset === null) return true;
-    const job = { upTo: st.pendingOffset, batch: st.buffer, raw: st.raw, poison: st.poison };
-    clear(st);
-    st.writing = write(st, job);
+    const job = st.buffer.take();
+    if (job) {
+      st.writing = write(st, job).catch((err: unknown) => {
+        log.error({ err, consumer: name, partition: st.partition }, 'batch write failed unexpectedly');
+        return false;
+      });
+    }
     return true;
   };
 
   /** Waits until nothing of this partition is being written. */
-  const drain = async (st: PartitionState): Promise<boolean> => (st.writing ? st.writing : true);
-
-  /** Writes one batch (DLQ first, then handle), then commits. false = gave up (only while stopping). */
-  const write = async (
-    st: PartitionState,
-    job: { upTo: string; batch: DecodedMessage[]; raw: RawMessage[]; poison: Message[] },
-  ): Promise<boolean> => {
-    const { upTo, batch, raw } = job;
-    let rawWritten = raw.length === 0;
-    // Keep the group membership alive while a long insert or a retry loop blocks this partition.
-    const beat = setInterval(() => void heartbeat?.().catch(() => {}), Math.min(1000, Math.floor(sessionTimeout / 10)));
-    try {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          if (!rawWritten) {
-            const end = handleSeconds.startTimer({ consumer: name });
-            const { poison } = await opts.handleRaw!(raw);
-            end();
-            batchSize.observe({ consumer: name }, raw.length);
-            rawWritten = true; // a failing DLQ send below retries the DLQ only
-            for (const p of poison) job.poison.push(poisonMessage(st.partition, raw[p.index]!, p.reason));
-          }
-          // Chunks stay far below the broker's 1 MB record-batch limit.
-          while (job.poison.length > 0) {
-            let n = 0;
-            for (
-              let bytes = 0;
-              n < job.poison.length && (n === 0 || bytes + String(job.poison[n]!.value).length < 512 * 1024);
-              n++
-            )
-              bytes += String(job.poison[n]!.value).length;
-            await producer.send({ topic: opts.deadLetterTopic, acks: -1, messages: job.poison.slice(0, n) });
-            deadLetters.inc({ consumer: name }, n);
-            job.poison = job.poison.slice(n);
-          }
-          if (batch.length > 0) {
-            const end = handleSeconds.startTimer({ consumer: name });
-            await opts.handle!(batch);
-            end();
-            batchSize.observe({ consumer: name }, batch.length);
-          }
-          break;
-        } catch (err) {
-          handleFailures.inc({ consumer: name });
-          if (st.failingSince === 0) st.failingSince = Date.now();
-          if (!st.paused && !stopping) {
-            consumer.pause([{ topic, partitions: [st.partition] }]);
-            st.paused = true;
-          }
-          if (stopping && Date.now() >= stopDeadline) {
-            log.error(
-              { err, consumer: name, partition: st.partition },
-              'giving up on a failing batch at stop; it stays uncommitted',
-            );
-            return false;
-          }
-          const delay = backoffMs(attempt, maxBackoff);
-          log.warn(
-            { err, consumer: name, partition: st.partition, attempt, delay_ms: delay, messages: batch.length + raw.length },
-            'batch failed; partition paused, retrying',
-          );
-          await sleep(stopping ? Math.min(delay, Math.max(0, stopDeadline - Date.now())) : delay);
-        }
-      }
-      const committedNext = nextOffset(upTo);
-      try {
-        await consumer.commitOffsets([{ topic, partition: st.partition, offset: committedNext }]);
-        st.committedNext = committedNext;
-        setLag(st, committedNext);
-      } catch (err) {
-        // Written but not committed (e.g. the partition moved in a rebalance): it is read again and
-        // the sink's idempotency by event_id absorbs the repeat.
-        log.warn({ err, consumer: name, partition: st.partition }, 'commit failed after a successful write');
-      }
-      consumedTotal.inc({ consumer: name }, batch.length + raw.length);
-      st.failingSince = 0;
-      if (st.paused) {
-        st.paused = false;
-        if (!stopping) consumer.resume([{ topic, partitions: [st.partition] }]);
-      }
-      lastActivity = Date.now();
-      return true;
-    } finally {
-      clearInterval(beat);
-    }
-  };
+  const drain = async (st: PartitionState<T>): Promise<boolean> => (st.writing ? st.writing : true);
 
   // eslint-disable-next-line @typescript-eslint/unbound-method -- kafkajs hands out closures, not methods
   const eachBatch = async ({ batch, resolveOffset, heartbeat: hb, isRunning, isStale }: EachBatchPayload) => {
     heartbeat = hb;
     lastActivity = Date.now();
-    const st = stateFor(batch.partition);
+    const st = stateFor(batch.topic, batch.partition);
+    const decode = decoders.get(batch.topic)!;
     await withLock(st, async () => {
       if (stopping || !isRunning() || isStale()) return; // not resolved: fetched again (or never, when stopping)
-      st.highWatermark = batch.highWatermark;
-      if (st.committedNext === null && batch.messages.length > 0) st.committedNext = batch.messages[0]!.offset;
+      tracker.fetched(batch.topic, batch.partition, batch.messages[0]?.offset ?? null, batch.highWatermark, Date.now());
       for (const m of batch.messages) {
-        if (opts.handleRaw) st.raw.push({ key: m.key, value: m.value, offset: m.offset });
+        const now = Date.now();
+        if (opts.handleRaw) st.buffer.add({ kind: 'raw', m: { key: m.key, value: m.value, offset: m.offset } }, m.offset, now);
         else {
-          const decoded = decodeEnvelope(m.value);
-          if (decoded.ok)
-            st.buffer.push({
-              envelope: decoded.envelope,
+          const decoded = decode(m.value);
+          if (decoded.ok) {
+            const dm: DecodedMessage<T> = {
+              envelope: decoded.value,
               key: m.key?.toString('utf8') ?? '',
+              topic: batch.topic,
               partition: batch.partition,
               offset: m.offset,
-            });
-          else st.poison.push(poisonMessage(batch.partition, m, decoded.reason));
+            };
+            keepRaw(dm, m);
+            st.buffer.add({ kind: 'decoded', m: dm }, m.offset, now);
+          } else {
+            deadLetters.inc({ consumer: name });
+            st.buffer.addPoison(deadLetter(st, m, decoded.reason), m.offset, now);
+          }
         }
-        st.pendingOffset = m.offset;
-        if (st.firstAt === 0) st.firstAt = Date.now();
-        if (st.buffer.length + st.raw.length + st.poison.length >= opts.maxBatchSize) {
-          if (!(await flush(st))) return;
-        }
+        if (st.buffer.full() && !(await flush(st))) return;
       }
       if (batch.messages.length > 0) resolveOffset(batch.messages[batch.messages.length - 1]!.offset);
-      if (st.committedNext !== null) setLag(st, st.committedNext);
-      if (st.pendingOffset !== null && Date.now() - st.firstAt >= opts.maxBatchMs) await flush(st);
+      setLag(st);
+      if (st.buffer.lingered(Date.now())) await flush(st);
     });
   };
 
@@ -372,9 +450,9 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
   const tick = setInterval(
     () => {
       for (const st of states.values()) {
-        if (st.busy || stopping || st.pendingOffset === null || Date.now() - st.firstAt < opts.maxBatchMs) continue;
+        if (st.busy || stopping || !st.buffer.lingered(Date.now())) continue;
         void withLock(st, async () => {
-          if (!stopping && st.pendingOffset !== null && Date.now() - st.firstAt >= opts.maxBatchMs) await flush(st);
+          if (!stopping && st.buffer.lingered(Date.now())) await flush(st);
         }).catch((err: unknown) => log.error({ err, consumer: name }, 'linger flush failed'));
       }
     },
@@ -385,10 +463,10 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
     // kafkajs restarts every assigned partition from its committed offset after a join: whatever was
     // buffered (resolved, never committed) will be fetched again.
     // A write under way finishes (its commit may fail if the partition moved: read again, absorbed).
+    tracker.reset();
     for (const st of states.values())
       void withLock(st, async () => {
-        clear(st);
-        st.committedNext = null;
+        st.buffer.clear();
       });
     log.info({ consumer: name, group: groupId, assignment: e.payload.memberAssignment }, 'joined consumer group');
   });
@@ -397,19 +475,32 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
   });
   consumer.on(consumer.events.CRASH, (e) => {
     log.error({ consumer: name, err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
-    if (!e.payload.restart) crashed = true;
+    if (!e.payload.restart && !stopping) {
+      crashed = true;
+      opts.onFatal?.(e.payload.error);
+    }
   });
 
   await Promise.all([producer.connect(), admin.connect()]);
   await consumer.connect();
-  await consumer.subscribe({ topics: [topic], fromBeginning: opts.fromBeginning ?? true });
+  for (const i of inputs)
+    await consumer.subscribe({ topics: [i.topic], fromBeginning: i.fromBeginning ?? opts.fromBeginning ?? true });
   await consumer.run({
     autoCommit: false,
     eachBatchAutoResolve: false,
     partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 4,
     eachBatch,
   });
-  log.info({ consumer: name, group: groupId, topic }, 'batch consumer started');
+  log.info({ consumer: name, group: groupId, topics }, 'batch consumer started');
+
+  const healthy = () => {
+    if (crashed) return false;
+    if (stopping) return true;
+    const now = Date.now();
+    if (now - lastActivity > stallMs) return false;
+    for (const st of states.values()) if (st.failingSince > 0 && now - st.failingSince > stallMs) return false;
+    return true;
+  };
 
   let stopped: Promise<void> | undefined;
   return {
@@ -418,7 +509,7 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
         stopping = true;
         stopDeadline = Date.now() + stopTimeoutMs;
         clearInterval(tick);
-        consumer.pause([{ topic }]);
+        consumer.pause(topics.map((topic) => ({ topic })));
         // Waits for any in-flight eachBatch/flush of each partition, then writes what is buffered.
         await Promise.all(
           [...states.values()].map((st) => withLock(st, async () => (await flush(st)) && drain(st)).catch(() => false)),
@@ -430,26 +521,35 @@ export async function startBatchConsumer(opts: BatchConsumerOptions): Promise<Ba
       return stopped;
     },
     async lag() {
-      const [ends, committed] = await Promise.all([
-        admin.fetchTopicOffsets(topic),
-        admin.fetchOffsets({ groupId, topics: [topic] }),
-      ]);
-      const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
       let total = 0n;
-      for (const p of ends) {
-        const c = done.get(p.partition) ?? -1n;
-        const from = c < 0n ? BigInt(p.low) : c;
-        if (BigInt(p.high) > from) total += BigInt(p.high) - from;
+      for (const topic of topics) {
+        const [ends, committed] = await Promise.all([
+          admin.fetchTopicOffsets(topic),
+          admin.fetchOffsets({ groupId, topics: [topic] }),
+        ]);
+        const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+        for (const p of ends) {
+          const c = done.get(p.partition) ?? -1n;
+          const from = c < 0n ? BigInt(p.low) : c;
+          if (BigInt(p.high) > from) total += BigInt(p.high) - from;
+        }
       }
       return Number(total);
     },
-    healthy() {
-      if (crashed) return false;
-      if (stopping) return true;
-      const now = Date.now();
-      if (now - lastActivity > stallMs) return false;
-      for (const st of states.values()) if (st.failingSince > 0 && now - st.failingSince > stallMs) return false;
-      return true;
+    healthy,
+    ready() {
+      return healthy() && (stopping || !tracker.stalled(Date.now(), stallMs));
     },
   };
+}
+
+// The original bytes of a decoded message, kept (not enumerable, so handlers never see them) for the
+// dead-letter record should the write of that message fail.
+const RAW = Symbol('raw');
+function keepRaw(dm: object, m: KafkaMessage): void {
+  Object.defineProperty(dm, RAW, { value: m.value, enumerable: false });
+}
+function rawValue<T>(item: Item<T>): Buffer | null {
+  if (item.kind === 'raw') return item.m.value;
+  return (item.m as unknown as Record<symbol, Buffer | null>)[RAW] ?? null;
 }

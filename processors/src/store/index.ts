@@ -5,7 +5,7 @@ import { DecodePool } from './decode-pool.ts';
 import { CoalescingInserter } from './insert.ts';
 import { startRetention } from './retention.ts';
 
-export const storeRole: RoleStarter = async ({ config, log, clients }) => {
+export const storeRole: RoleStarter = async ({ config, log, clients, fatal }) => {
   const ch = clients.clickhouse;
   const inserter = new CoalescingInserter(ch, { maxInFlight: 2 });
   const pool = new DecodePool(config.store.decodeThreads);
@@ -19,6 +19,7 @@ export const storeRole: RoleStarter = async ({ config, log, clients }) => {
     maxBatchMs: config.store.batchMs,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
     log,
+    onFatal: (err) => fatal?.('store consumer crashed', err),
     // Decoded off the Kafka loop (decode-pool.ts); the consumer sends the poison ones to the DLQ.
     handleRaw: async (batch) => {
       const chunk = await pool.decode(batch.map((m) => m.value));
@@ -29,6 +30,7 @@ export const storeRole: RoleStarter = async ({ config, log, clients }) => {
   const retention = startRetention({ ch, database: config.clickhouseDatabase, retentionDays: config.retentionDays, log });
   return {
     checks: { store_consumer: async () => consumer.healthy() },
+    ready: { store_consumer: () => consumer.ready() },
     async close() {
       await retention.stop();
       await consumer.stop();

@@ -1,13 +1,12 @@
 // The `stream` role: live dashboard counters on Redis pub/sub (config.stream.channel, `live.v1`).
-//   events.v1   -> own consumer group `watchpost-stream` (shared batch consumer), one `events` message
+//   events.v1   -> consumer group `watchpost-stream` (shared batch consumer), one `events` message
 //                  per batch with the increments by severity (within STREAM_BATCH_MS of the fetch).
-//   problems.v1 -> consumer group `watchpost-stream-problems`, one `problems` message per new or
-//                  reopened problem (deduplicated by message_id).
+//   problems.v1 -> the same consumer (second input, starting at the end), one `problems` message per
+//                  new or reopened problem (deduplicated by message_id).
 //   hosts       -> polls Postgres every HOSTS_POLL_MS and publishes status changes (core's liveness rule).
 // The API's SSE endpoint forwards every message to its clients.
-import type { Consumer } from 'kafkajs';
 import { counter, type RoleStarter } from '@watchpost/runtime';
-import type { HostStatus } from '@watchpost/schemas';
+import type { EventEnvelope, HostStatus } from '@watchpost/schemas';
 import { loadHostStatuses, typeSettingsCache } from '@watchpost/core';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
 import { countEvents, hostChanges, problemMessage, RecentIds } from './messages.ts';
@@ -16,7 +15,7 @@ const HOSTS_POLL_MS = 1000;
 
 const published = counter('watchpost_stream_published_total', 'Live messages published on Redis', ['kind']);
 
-export const streamRole: RoleStarter = async ({ config, log, clients }) => {
+export const streamRole: RoleStarter = async ({ config, log, clients, fatal }) => {
   const redis = clients.redis;
   const pool = clients.pg;
   const rules = typeSettingsCache(pool);
@@ -26,36 +25,42 @@ export const streamRole: RoleStarter = async ({ config, log, clients }) => {
     published.inc({ kind: m.kind });
   };
 
-  const events = await startBatchConsumer({
+  const seen = new RecentIds();
+  // One consumer group on both inputs; a batch holds one topic-partition, so each handler sees one kind.
+  const consumer = await startBatchConsumer<EventEnvelope | Buffer>({
     kafka: clients.kafka,
     groupId: config.consumerGroups.stream,
-    topic: config.topics.events,
+    inputs: [
+      { topic: config.topics.events },
+      {
+        topic: config.topics.problems,
+        // Live only: a new group starts at the end, never replays old problems to dashboards.
+        fromBeginning: false,
+        // Not problem messages are skipped by problemMessage() (nothing to dead-letter for a live view).
+        decode: (value) => ({ ok: true, value: value ?? Buffer.alloc(0) }),
+      },
+    ],
     deadLetterTopic: config.topics.deadLetter,
     name: 'stream',
     maxBatchSize: config.stream.batchSize,
     maxBatchMs: config.stream.batchMs,
     log,
+    onFatal: (err) => fatal?.('stream consumer crashed', err),
     async handle(batch) {
+      const ts = await rules();
+      if (batch[0]?.topic === config.topics.problems) {
+        for (const b of batch) {
+          const m = problemMessage(b.envelope as Buffer, ts);
+          if (m && (!m.message_id || seen.add(m.message_id))) await publish(m);
+        }
+        return;
+      }
       const m = countEvents(
-        batch.map((b) => b.envelope),
-        await rules(),
+        batch.map((b) => b.envelope as EventEnvelope),
+        ts,
         new Date(),
       );
       if (m) await publish(m);
-    },
-  });
-
-  const seen = new RecentIds();
-  const problems: Consumer = clients.kafka.consumer({
-    groupId: config.consumerGroups.streamProblems,
-    allowAutoTopicCreation: false,
-  });
-  await problems.connect();
-  await problems.subscribe({ topic: config.topics.problems, fromBeginning: false });
-  await problems.run({
-    eachMessage: async ({ message }) => {
-      const m = problemMessage(message.value, await rules());
-      if (m && (!m.message_id || seen.add(m.message_id))) await publish(m);
     },
   });
 
@@ -78,11 +83,11 @@ export const streamRole: RoleStarter = async ({ config, log, clients }) => {
   const timer = setInterval(() => void poll(), HOSTS_POLL_MS);
 
   return {
-    checks: { stream_consumer: async () => events.healthy() },
+    checks: { stream_consumer: async () => consumer.healthy() },
+    ready: { stream_consumer: () => consumer.ready() },
     async close() {
       clearInterval(timer);
-      await events.stop();
-      await problems.disconnect();
+      await consumer.stop();
     },
   };
 };

@@ -22,7 +22,6 @@ export const CONSUMER_GROUP_BASES = {
   store: 'watchpost-store',
   correlate: 'watchpost-correlate',
   stream: 'watchpost-stream',
-  streamProblems: 'watchpost-stream-problems',
 } as const;
 export type ConsumerGroupKey = keyof typeof CONSUMER_GROUP_BASES;
 
