@@ -69,6 +69,8 @@ export interface BatchConsumerOptions<T = EventEnvelope> {
   name: string;
   maxBatchSize: number;
   maxBatchMs: number;
+  /** A batch is also flushed once its messages (as read from Kafka) reach this many bytes. Default 32 MiB. */
+  maxBatchBytes?: number;
   log: Logger;
   fromBeginning?: boolean;
   /**
@@ -234,7 +236,7 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
       st = {
         topic,
         partition,
-        buffer: new PartitionBuffer(opts.maxBatchSize, opts.maxBatchMs),
+        buffer: new PartitionBuffer(opts.maxBatchSize, opts.maxBatchMs, opts.maxBatchBytes ?? 32 * 1024 * 1024),
         tail: Promise.resolve(),
         writing: null,
         busy: false,
@@ -420,7 +422,9 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
       tracker.fetched(batch.topic, batch.partition, batch.messages[0]?.offset ?? null, batch.highWatermark, Date.now());
       for (const m of batch.messages) {
         const now = Date.now();
-        if (opts.handleRaw) st.buffer.add({ kind: 'raw', m: { key: m.key, value: m.value, offset: m.offset } }, m.offset, now);
+        const bytes = m.value?.length ?? 0;
+        if (opts.handleRaw)
+          st.buffer.add({ kind: 'raw', m: { key: m.key, value: m.value, offset: m.offset } }, m.offset, now, bytes);
         else {
           const decoded = decode(m.value);
           if (decoded.ok) {
@@ -432,10 +436,10 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
               offset: m.offset,
             };
             keepRaw(dm, m);
-            st.buffer.add({ kind: 'decoded', m: dm }, m.offset, now);
+            st.buffer.add({ kind: 'decoded', m: dm }, m.offset, now, bytes);
           } else {
             deadLetters.inc({ consumer: name });
-            st.buffer.addPoison(deadLetter(st, m, decoded.reason), m.offset, now);
+            st.buffer.addPoison(deadLetter(st, m, decoded.reason), m.offset, now, bytes);
           }
         }
         if (st.buffer.full() && !(await flush(st))) return;

@@ -1,6 +1,7 @@
 // What one topic-partition has taken in and not yet handed to the sink: decoded messages, poison
-// messages bound for the dead-letter topic, and the highest offset among them. Flushed by size or
-// after it has lingered maxMs. Pure: the caller passes the clock.
+// messages bound for the dead-letter topic, and the highest offset among them. Flushed by count or
+// bytes (of the messages as read from Kafka), or after it has lingered maxMs. Pure: the caller passes
+// the clock.
 
 export interface BufferedBatch<T, P> {
   items: T[];
@@ -14,26 +15,30 @@ export class PartitionBuffer<T, P> {
   private poison: P[] = [];
   private upTo: string | null = null;
   private firstAt = 0;
+  private bytes = 0;
   private readonly maxSize: number;
   private readonly maxMs: number;
+  private readonly maxBytes: number;
 
-  constructor(maxSize: number, maxMs: number) {
+  constructor(maxSize: number, maxMs: number, maxBytes = Infinity) {
     this.maxSize = maxSize;
     this.maxMs = maxMs;
+    this.maxBytes = maxBytes;
   }
 
-  add(item: T, offset: string, now: number): void {
+  add(item: T, offset: string, now: number, bytes = 0): void {
     this.items.push(item);
-    this.taken(offset, now);
+    this.taken(offset, now, bytes);
   }
 
-  addPoison(p: P, offset: string, now: number): void {
+  addPoison(p: P, offset: string, now: number, bytes = 0): void {
     this.poison.push(p);
-    this.taken(offset, now);
+    this.taken(offset, now, bytes);
   }
 
-  private taken(offset: string, now: number): void {
+  private taken(offset: string, now: number, bytes: number): void {
     this.upTo = offset;
+    this.bytes += bytes;
     if (this.firstAt === 0) this.firstAt = now;
   }
 
@@ -46,7 +51,7 @@ export class PartitionBuffer<T, P> {
   }
 
   full(): boolean {
-    return this.size >= this.maxSize;
+    return this.size >= this.maxSize || this.bytes >= this.maxBytes;
   }
 
   /** Something is pending and the oldest of it has waited maxMs. */
@@ -68,5 +73,6 @@ export class PartitionBuffer<T, P> {
     this.poison = [];
     this.upTo = null;
     this.firstAt = 0;
+    this.bytes = 0;
   }
 }

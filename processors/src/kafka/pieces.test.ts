@@ -20,6 +20,17 @@ describe('PartitionBuffer', () => {
     expect(b.lingered(99_999)).toBe(false);
   });
 
+  it('is full by bytes too', () => {
+    const b = new PartitionBuffer<string, string>(1000, 100, 1000);
+    b.add('a', '1', 0, 600);
+    expect(b.full()).toBe(false);
+    b.add('b', '2', 0, 400);
+    expect(b.full()).toBe(true);
+    b.take();
+    b.add('c', '3', 0, 10);
+    expect(b.full()).toBe(false);
+  });
+
   it('forgets what is pending on clear (a rebalance re-delivers it)', () => {
     const b = new PartitionBuffer<string, string>(10, 100);
     b.add('a', '1', 0);

@@ -18,6 +18,7 @@ export const storeRole: RoleStarter = async ({ config, log, clients, fatal }) =>
     maxBatchSize: config.store.batchSize,
     maxBatchMs: config.store.batchMs,
     sessionTimeoutMs: config.kafkaSessionTimeoutMs,
+    maxBatchBytes: config.consumerBatchMaxBytes,
     log,
     onFatal: (err) => fatal?.('store consumer crashed', err),
     // Decoded off the Kafka loop (decode-pool.ts); the consumer sends the poison ones to the DLQ.

@@ -44,6 +44,7 @@ export const streamRole: RoleStarter = async ({ config, log, clients, fatal }) =
     name: 'stream',
     maxBatchSize: config.stream.batchSize,
     maxBatchMs: config.stream.batchMs,
+    maxBatchBytes: config.consumerBatchMaxBytes,
     log,
     onFatal: (err) => fatal?.('stream consumer crashed', err),
     async handle(batch) {

@@ -83,6 +83,8 @@ export interface Config {
     claimTtlDays: number;
     keyCacheSeconds: number;
   };
+  /** CONSUMER_BATCH_MAX_BYTES: a processor's batch is flushed at this many bytes too (besides its count and time). */
+  consumerBatchMaxBytes: number;
   /** decodeThreads: worker threads decoding for the store (0 = on the main thread). */
   store: { batchSize: number; batchMs: number; decodeThreads: number };
   /** Live dashboard counters (processors/src/stream -> Redis pub/sub -> SSE, api/READS.md). */
@@ -282,6 +284,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       batchSize: int(env, 'STREAM_BATCH_SIZE', 5000, 1, 1_000_000),
       batchMs: int(env, 'STREAM_BATCH_MS', 200, 10, 60_000),
     },
+    consumerBatchMaxBytes: int(env, 'CONSUMER_BATCH_MAX_BYTES', 32 * 1024 * 1024, 64 * 1024, 1024 * 1024 * 1024),
     store: {
       batchSize: int(env, 'STORE_BATCH_SIZE', 10000, 1, 1_000_000),
       batchMs: int(env, 'STORE_BATCH_MS', 1000, 10, 60_000),
