@@ -15,6 +15,9 @@ import {
   enqueueProblemMessage,
   loadTypeSettings,
   problemColumns,
+  pgSafeJson,
+  pgSafeKey,
+  pgSafeText,
   problemPayload,
   transition,
   HOST_SILENCE_TYPE,
@@ -66,6 +69,43 @@ export interface BatchOutcome {
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
 
+const optText = (s: string | undefined) => (s === undefined ? undefined : pgSafeText(s));
+
+/**
+ * The event as Postgres can hold it (core/src/pg-safe.ts): NUL and lone surrogates replaced, keys of
+ * indexed columns (hostname, type, address) bounded by a hash. Only what reaches Postgres is copied:
+ * details are read for the rule name and the RD Gateway session (made safe where read) and stored
+ * only for inventory snapshots.
+ */
+export function pgSafeEnvelope(env: CorrelateEnvelope): CorrelateEnvelope {
+  const e = env.event;
+  const h = e.host;
+  return {
+    received_at: env.received_at,
+    event: {
+      ...e,
+      type: pgSafeKey(e.type),
+      title: pgSafeText(e.title),
+      source: {
+        product: pgSafeText(e.source.product),
+        product_version: pgSafeText(e.source.product_version),
+        agent_instance_id: optText(e.source.agent_instance_id),
+      },
+      host: {
+        hostname: pgSafeKey(h.hostname),
+        os_family: pgSafeText(h.os_family),
+        display_name: optText(h.display_name),
+        fqdn: optText(h.fqdn),
+        os_version: optText(h.os_version),
+        ipv4: h.ipv4 === undefined ? undefined : pgSafeKey(h.ipv4),
+        ipv6: optText(h.ipv6),
+        timezone: optText(h.timezone),
+      },
+      details: e.type === INVENTORY_TYPE && e.details ? pgSafeJson(e.details) : e.details,
+    },
+  };
+}
+
 /** Applies the batch exactly once per event_id; retries the whole transaction on deadlock. */
 export async function processBatch(
   pool: Pool,
@@ -73,9 +113,10 @@ export async function processBatch(
   settings: CorrelateSettings,
   clock: Clock,
 ): Promise<BatchOutcome> {
+  const safe = envelopes.map(pgSafeEnvelope);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await withTransaction(pool, (c) => applyBatch(c, envelopes, settings, clock));
+      return await withTransaction(pool, (c) => applyBatch(c, safe, settings, clock));
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (!code || !RETRYABLE.has(code) || attempt >= 5) throw err;

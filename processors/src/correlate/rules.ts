@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { severityRank, type Severity } from '@watchpost/schemas';
+import { pgSafeText } from '@watchpost/core';
 
 /** The subset of an Event v1 the correlator reads (structurally compatible with schemas' EventV1). */
 export interface CorrelateEvent {
@@ -57,7 +58,7 @@ export const SILENCE_RULE = 'heartbeat_stale';
 /** The generic rule name: details.rule when the agent names one (short string), else "severity". */
 export function ruleOf(details: Record<string, unknown> | undefined): string {
   const r = details?.rule;
-  return typeof r === 'string' && r.length > 0 && r.length <= 128 ? r : GENERIC_RULE;
+  return typeof r === 'string' && r.length > 0 && r.length <= 128 ? pgSafeText(r) : GENERIC_RULE;
 }
 
 /** Does this event open or extend a problem through the severity rule? */
@@ -127,7 +128,7 @@ export function rdgCode(type: string, details: Record<string, unknown> | undefin
 
 export function rdgSession(details: Record<string, unknown> | undefined): string | null {
   const raw = firstField(details, RDG_SESSION_FIELDS);
-  if (typeof raw === 'string') return raw.trim().slice(0, 256) || null;
+  if (typeof raw === 'string') return pgSafeText(raw.trim().slice(0, 256)) || null;
   if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
   return null;
 }
