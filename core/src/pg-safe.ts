@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 /** Longest key (hostname, event type, address) kept as is: 200 characters stay under the index row limit even at 4 bytes each. */
 export const MAX_PG_KEY_CHARS = 200;
 
+// eslint-disable-next-line no-control-regex -- NUL is exactly what Postgres refuses
 const UNSAFE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** NUL and lone surrogates become U+FFFD (the replacement character); everything else is untouched. */
