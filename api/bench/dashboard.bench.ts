@@ -146,9 +146,13 @@ try {
       jwtSecret: new TextEncoder().encode('bench-secret-bench-secret-bench-secret-0123'),
       accessTtlSeconds: 900,
       refreshTtlSeconds: 86_400,
+      sessionMaxSeconds: 86_400,
       loginWindowSeconds: 900,
       lockoutSeconds: 900,
       maxLoginFailures: 3,
+      maxFailuresPerUser: 10,
+      maxFailuresPerAddress: 30,
+      maxConcurrentVerifications: 4,
     },
     verifyAgentKey: async () => false,
   };

@@ -168,6 +168,10 @@ describe('errors', () => {
   });
 });
 
+/** The session id of the admin's real login (forged tokens below name it, so only the attack makes them fail). */
+const adminSid = () =>
+  (JSON.parse(Buffer.from(headers.admin!.authorization!.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid;
+
 describe('JWT attacks are refused with 401', () => {
   const me = (token: string) => h.app.inject({ url: '/api/v1/auth/me', headers: { authorization: `Bearer ${token}` } });
   const claims = () => ({ role: 'admin', tv: 1 });
@@ -175,7 +179,11 @@ describe('JWT attacks are refused with 401', () => {
     jwt.setSubject('1').setIssuer(JWT_ISSUER).setAudience(JWT_AUDIENCE).setIssuedAt().setExpirationTime('10m');
 
   it('the genuine token works (control)', async () => {
-    const token = await signAccessToken(TEST_JWT_SECRET, { userId: adminId, role: 'admin', tokenVersion: 1 }, 600);
+    const token = await signAccessToken(
+      TEST_JWT_SECRET,
+      { userId: adminId, role: 'admin', tokenVersion: 1, sessionId: adminSid() },
+      600,
+    );
     expect((await me(token)).statusCode).toBe(200);
     // The forged tokens below name the same admin, so only the attack itself makes them fail.
     expect(adminId).toBe(1);
@@ -196,7 +204,7 @@ describe('JWT attacks are refused with 401', () => {
     [
       'alg none with a signature part',
       async () =>
-        `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${(await signAccessToken(TEST_JWT_SECRET, { userId: 1, role: 'admin', tokenVersion: 1 }, 600)).split('.')[1]}.`,
+        `${Buffer.from('{"alg":"none","typ":"JWT"}').toString('base64url')}.${(await signAccessToken(TEST_JWT_SECRET, { userId: 1, role: 'admin', tokenVersion: 1, sessionId: adminSid() }, 600)).split('.')[1]}.`,
     ],
     [
       'wrong key',
@@ -229,7 +237,12 @@ describe('JWT attacks are refused with 401', () => {
     [
       'expired',
       async () =>
-        signAccessToken(TEST_JWT_SECRET, { userId: 1, role: 'admin', tokenVersion: 1 }, 60, new Date(Date.now() - 3600_000)),
+        signAccessToken(
+          TEST_JWT_SECRET,
+          { userId: 1, role: 'admin', tokenVersion: 1, sessionId: adminSid() },
+          60,
+          new Date(Date.now() - 3600_000),
+        ),
     ],
     [
       'wrong audience',
@@ -271,7 +284,11 @@ describe('JWT attacks are refused with 401', () => {
   });
 
   it('a correctly signed token whose role differs from the database is refused', async () => {
-    const token = await signAccessToken(TEST_JWT_SECRET, { userId: monitorId, role: 'admin', tokenVersion: 1 }, 600);
+    const token = await signAccessToken(
+      TEST_JWT_SECRET,
+      { userId: monitorId, role: 'admin', tokenVersion: 1, sessionId: adminSid() },
+      600,
+    );
     expect((await me(token)).statusCode).toBe(401);
   });
 });

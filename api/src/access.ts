@@ -26,13 +26,34 @@ function bearerToken(req: FastifyRequest): string | undefined {
   return parseBearer(req.headers.authorization);
 }
 
+/** The access token a request authenticated with (header, or the query parameter on SSE routes). */
+export function requestToken(req: FastifyRequest): string | undefined {
+  const token = bearerToken(req);
+  if (token !== undefined || req.routeOptions.config.sseToken !== true) return token;
+  const q = (req.query as Record<string, unknown> | undefined)?.access_token;
+  return typeof q === 'string' && q.length > 0 ? q : undefined;
+}
+
 /** The logged-in user behind an access token, re-checked against Postgres; null when refused. */
 export async function authenticateToken(deps: ApiDeps, token: string): Promise<ApiUser | null> {
   const claims = await verifyAccessToken(deps.auth.jwtSecret, token);
   if (!claims) return null;
-  const user = await getUserById(deps.pg, claims.userId);
-  if (!user || !user.active || user.role !== claims.role || user.tokenVersion !== claims.tokenVersion) return null;
+  const [user, live] = await Promise.all([
+    getUserById(deps.pg, claims.userId),
+    sessionIsLive(deps, claims.sessionId, claims.userId),
+  ]);
+  if (!user || !user.active || user.role !== claims.role || user.tokenVersion !== claims.tokenVersion || !live) return null;
   return { id: user.id, username: user.username, role: user.role };
+}
+
+/** The session (refresh-token family) was neither logged out, revoked, nor past its absolute lifetime. */
+async function sessionIsLive(deps: ApiDeps, sessionId: string, userId: number): Promise<boolean> {
+  const r = await deps.pg.query<{ live: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM refresh_tokens WHERE family_id = $1 AND user_id = $2 AND revoked_at IS NULL
+                      AND session_started_at > now() - make_interval(secs => $3)) AS live`,
+    [sessionId, userId, deps.auth.sessionMaxSeconds],
+  );
+  return r.rows[0]?.live === true;
 }
 
 export function accessHook(deps: ApiDeps) {
@@ -48,11 +69,7 @@ export function accessHook(deps: ApiDeps) {
       if (!(await deps.verifyAgentKey(key))) throw unauthenticated('missing or invalid agent API key');
       return;
     }
-    let token = bearerToken(req);
-    if (token === undefined && config.sseToken === true) {
-      const q = (req.query as Record<string, unknown> | undefined)?.access_token;
-      if (typeof q === 'string' && q.length > 0) token = q;
-    }
+    const token = requestToken(req);
     if (token === undefined) throw unauthenticated('missing bearer token');
     const user = await authenticateToken(deps, token);
     if (!user) throw unauthenticated('invalid or expired token');

@@ -15,9 +15,13 @@ export async function authSettings(config: Config): Promise<AuthSettings> {
     jwtSecret: await loadJwtSecret(config.jwtSecret, config.stateDir),
     accessTtlSeconds: config.auth.accessTtlSeconds,
     refreshTtlSeconds: config.auth.refreshTtlDays * 86_400,
+    sessionMaxSeconds: config.auth.sessionMaxDays * 86_400,
     loginWindowSeconds: config.auth.loginWindowSeconds,
     lockoutSeconds: config.auth.lockoutSeconds,
     maxLoginFailures: 3,
+    maxFailuresPerUser: config.auth.maxFailuresPerUser,
+    maxFailuresPerAddress: config.auth.maxFailuresPerAddress,
+    maxConcurrentVerifications: config.auth.maxConcurrentVerifications,
   };
 }
 

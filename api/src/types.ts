@@ -19,11 +19,19 @@ export interface AuthSettings {
   jwtSecret: Uint8Array;
   accessTtlSeconds: number;
   refreshTtlSeconds: number;
+  /** Absolute lifetime of a session (refresh-token family), however often refreshed. */
+  sessionMaxSeconds: number;
   /** Failed logins counted per username and per client address within this window... */
   loginWindowSeconds: number;
-  /** ...and once maxLoginFailures is reached, logins from that username/address are refused this long. */
+  /** ...and once a limit is reached, logins in that scope are refused this long. */
   lockoutSeconds: number;
+  /** Guesses per (username, address) in a window: the spec's 3. */
   maxLoginFailures: number;
+  /** Guesses per username across all addresses, and per address across all usernames (anti-spraying). */
+  maxFailuresPerUser: number;
+  maxFailuresPerAddress: number;
+  /** Password verifications (scrypt, 128 MiB each) at once in this process; beyond it 503. */
+  maxConcurrentVerifications: number;
 }
 
 export interface ApiDeps {

@@ -11,6 +11,8 @@ export class SseClient {
   readonly frames: SseFrame[] = [];
   readonly comments: { text: string; at: number }[] = [];
   status = 0;
+  /** Set when the server ended the stream (ms since epoch). */
+  endedAt = 0;
   private buf = '';
   private waiters: (() => void)[] = [];
   req: http.ClientRequest | null = null;
@@ -72,6 +74,9 @@ export function openSse(url: string, headers: Record<string, string> = {}): Prom
       c.status = res.statusCode ?? 0;
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => c.feed(chunk));
+      res.on('end', () => {
+        c.endedAt = Date.now();
+      });
       res.on('error', () => {});
       resolve(c);
     });

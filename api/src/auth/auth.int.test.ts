@@ -66,7 +66,7 @@ describe('tokens', () => {
 });
 
 describe('every request re-checks the user', () => {
-  it('a deactivated user’s valid token is refused at once, and works again after reactivation', async () => {
+  it('a deactivated user’s tokens are refused at once, and stay refused after reactivation', async () => {
     const u = await addUser(h, 'sleeper', 'monitor');
     const t = (await login(h, u.username, u.password)).json();
     expect((await me(t.access_token)).statusCode).toBe(200);
@@ -75,7 +75,54 @@ describe('every request re-checks the user', () => {
     expect((await refresh(t.refresh_token)).statusCode).toBe(401);
     expect((await login(h, u.username, u.password, '10.0.0.7')).statusCode).toBe(401);
     expect((await patchUser(u.id, { active: true })).statusCode).toBe(200);
-    expect((await me(t.access_token)).statusCode).toBe(200);
+    expect((await me(t.access_token)).statusCode).toBe(401);
+    expect((await refresh(t.refresh_token)).statusCode).toBe(401);
+    const fresh = (await login(h, u.username, u.password, '10.0.0.8')).json();
+    expect((await me(fresh.access_token)).statusCode).toBe(200);
+  });
+
+  it('logout ends that session at once (its access token too), not the user’s other sessions', async () => {
+    const u = await addUser(h, 'session-leaver', 'monitor');
+    const one = (await login(h, u.username, u.password, '10.0.1.1')).json();
+    const two = (await login(h, u.username, u.password, '10.0.1.2')).json();
+    const out = await h.app.inject({ method: 'POST', url: '/api/v1/auth/logout', payload: { refresh_token: one.refresh_token } });
+    expect(out.statusCode).toBe(204);
+    expect((await me(one.access_token)).statusCode).toBe(401);
+    expect((await me(two.access_token)).statusCode).toBe(200);
+  });
+
+  it('a session has an absolute lifetime, however often it is refreshed', async () => {
+    const short = await createApiHarness('api_auth_session_max', { auth: { sessionMaxSeconds: 2 } });
+    try {
+      const u = await addUser(short, 'brief', 'monitor');
+      const t = (
+        await short.app.inject({
+          method: 'POST',
+          url: '/api/v1/auth/login',
+          payload: { username: 'brief', password: u.password },
+        })
+      ).json();
+      const r1 = await short.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/refresh',
+        payload: { refresh_token: t.refresh_token },
+      });
+      expect(r1.statusCode).toBe(200);
+      await new Promise((r) => setTimeout(r, 2500));
+      const r2 = await short.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/refresh',
+        payload: { refresh_token: r1.json().refresh_token },
+      });
+      expect(r2.statusCode).toBe(401);
+      const meOld = await short.app.inject({
+        url: '/api/v1/auth/me',
+        headers: { authorization: `Bearer ${r1.json().access_token}` },
+      });
+      expect(meOld.statusCode).toBe(401);
+    } finally {
+      await short.close();
+    }
   });
 
   it('a role change refuses older tokens; a password reset refuses all tokens', async () => {
@@ -117,7 +164,7 @@ describe('every request re-checks the user', () => {
 });
 
 describe('login rate limit', () => {
-  it('the 4th attempt gets 429 with Retry-After, even with the right password; another user is unaffected', async () => {
+  it('the 4th attempt gets 429 with Retry-After, even with the right password; the alert is enqueued once', async () => {
     const victim = await addUser(h, 'victim', 'monitor');
     const bystander = await addUser(h, 'bystander', 'monitor');
     const addr = '192.0.2.10';
@@ -127,12 +174,13 @@ describe('login rate limit', () => {
     const fourth = await login(h, victim.username, victim.password, addr);
     expect(fourth.statusCode).toBe(429);
     expect(fourth.json().error.code).toBe('RATE_LIMITED');
+    expect(fourth.json().error.details.scope).toBe('pair');
     const retry = Number(fourth.headers['retry-after']);
     expect(retry).toBeGreaterThan(890);
     expect(retry).toBeLessThanOrEqual(900);
-    // The username is locked from any address; other users from other addresses log in.
-    expect((await login(h, victim.username, victim.password, '192.0.2.99')).statusCode).toBe(429);
-    expect((await login(h, bystander.username, bystander.password, '192.0.2.20')).statusCode).toBe(200);
+    // Three typos lock that username at that address only: the user elsewhere, and others here, log in.
+    expect((await login(h, victim.username, victim.password, '192.0.2.99')).statusCode).toBe(200);
+    expect((await login(h, bystander.username, bystander.password, addr)).statusCode).toBe(200);
 
     // The chat alert job, with its data and deterministic id.
     const jobs = await h.deps.notifications.getJobs(['waiting', 'prioritized', 'delayed']);
@@ -146,21 +194,72 @@ describe('login rate limit', () => {
       'auth.login.failure',
       'auth.login.failure',
       'auth.login.rate_limited',
+      'auth.login.success',
     ]);
   });
 
-  it('counts per client address too, and answers an unknown user exactly like a wrong password', async () => {
-    const addr = '198.51.100.5';
-    const known = await addUser(h, 'known', 'monitor');
-    const a = await login(h, 'nobody-1', 'x', addr);
-    const b = await login(h, known.username, 'wrong password', addr);
-    expect(a.statusCode).toBe(401);
-    expect(a.body).toBe(b.body);
-    expect(a.json().error.code).toBe('INVALID_CREDENTIALS');
-    await login(h, 'nobody-2', 'x', addr);
-    // Three failures from this address (three different names): the address is locked for everyone.
-    expect((await login(h, known.username, known.password, addr)).statusCode).toBe(429);
-    expect((await login(h, known.username, known.password, '198.51.100.6')).statusCode).toBe(200);
+  it('evaluates at most 3 guesses per username and address, however many arrive at once', async () => {
+    const target = await addUser(h, 'concurrent', 'monitor');
+    const addr = '192.0.2.30';
+    const answers = await Promise.all(Array.from({ length: 20 }, () => login(h, target.username, 'wrong password', addr)));
+    const codes = answers.map((r) => r.statusCode).sort();
+    expect(codes.filter((c) => c === 401)).toHaveLength(3);
+    expect(codes.filter((c) => c === 429)).toHaveLength(17);
+    const evaluated = await h.deps.pg.query(
+      "SELECT count(*)::int AS n FROM audit_log WHERE target = 'concurrent' AND action = 'auth.login.failure'",
+    );
+    expect(evaluated.rows[0].n).toBe(3);
+    expect((await login(h, target.username, target.password, addr)).statusCode).toBe(429);
+    const jobs = await h.deps.notifications.getJobs(['waiting', 'prioritized', 'delayed']);
+    expect(jobs.filter((j) => j.data.username === 'concurrent')).toHaveLength(1);
+  });
+
+  it("one person's typos do not lock out a colleague behind the same address; spraying from one address does", async () => {
+    const office = '198.51.100.5';
+    const a = await addUser(h, 'colleague-a', 'monitor');
+    const b = await addUser(h, 'colleague-b', 'monitor');
+    for (let i = 0; i < 3; i++) expect((await login(h, a.username, 'typo', office)).statusCode).toBe(401);
+    expect((await login(h, a.username, a.password, office)).statusCode).toBe(429);
+    expect((await login(h, b.username, b.password, office)).statusCode).toBe(200);
+
+    // An unknown user is answered exactly like a wrong password.
+    const x = await login(h, 'nobody-1', 'x', '198.51.100.7');
+    const y = await login(h, b.username, 'wrong password', '198.51.100.7');
+    expect(x.statusCode).toBe(401);
+    expect(x.body).toBe(y.body);
+
+    // Spraying: many usernames from one address hit the per-address limit (5 here) for everyone there.
+    const sprayed = await createApiHarness('api_auth_spray', { auth: { maxFailuresPerAddress: 5, maxFailuresPerUser: 4 } });
+    try {
+      const c = await addUser(sprayed, 'sprayed', 'monitor');
+      for (let i = 0; i < 5; i++) expect((await login(sprayed, `guess-${i}`, 'x', '203.0.113.9')).statusCode).toBe(401);
+      const refused = await login(sprayed, c.username, c.password, '203.0.113.9');
+      expect([refused.statusCode, refused.json().error.details.scope]).toEqual([429, 'address']);
+      // Guessing one username from many addresses hits the per-username limit (4 here).
+      for (let i = 0; i < 4; i++) await login(sprayed, c.username, 'x', `203.0.113.${20 + i}`);
+      const byUser = await login(sprayed, c.username, c.password, '203.0.113.40');
+      expect([byUser.statusCode, byUser.json().error.details.scope]).toEqual([429, 'username']);
+    } finally {
+      await sprayed.close();
+    }
+  });
+
+  it('bounds concurrent password verifications: beyond the bound 503 with Retry-After, and nothing counted', async () => {
+    const one = await createApiHarness('api_auth_slots', { auth: { maxConcurrentVerifications: 1 } });
+    try {
+      const u = await addUser(one, 'slots', 'monitor');
+      const answers = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => login(one, u.username, 'wrong password', `192.0.2.${100 + i}`)),
+      );
+      const busy = answers.filter((r) => r.statusCode === 503);
+      expect(busy.length).toBeGreaterThan(0);
+      expect(busy[0]!.headers['retry-after']).toBe('1');
+      expect(answers.filter((r) => r.statusCode === 401).length + busy.length).toBe(6);
+      // The refused attempts were given back: the user still has guesses left at each address.
+      expect((await login(one, u.username, u.password, '192.0.2.100')).statusCode).toBe(200);
+    } finally {
+      await one.close();
+    }
   });
 });
 
@@ -175,15 +274,15 @@ describe('client address behind a reverse proxy', () => {
     });
 
   it('X-Forwarded-For is ignored unless SERVICE_TRUST_PROXY names the proxy', async () => {
-    // Not trusted (default): three failures under three forged addresses still lock the proxy's address.
+    // Not trusted (default): three failures under three forged addresses all count at the proxy's address.
     const u = await addUser(h, 'behind-default', 'monitor');
-    for (const f of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) await viaProxy(h, `nobody-${f}`, 'x', f);
+    for (const f of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) await viaProxy(h, u.username, 'x', f);
     expect((await viaProxy(h, u.username, u.password, '203.0.113.4')).statusCode).toBe(429);
 
     const trusted = await createApiHarness('api_auth_proxy', { env: { SERVICE_TRUST_PROXY: '127.0.0.1' } });
     try {
       const v = await addUser(trusted, 'behind-proxy', 'monitor');
-      for (let i = 1; i <= 3; i++) await viaProxy(trusted, `nobody-${i}`, 'x', '203.0.113.50');
+      for (let i = 1; i <= 3; i++) await viaProxy(trusted, v.username, 'x', '203.0.113.50');
       // The forwarded client is locked; another client behind the same proxy is not.
       expect((await viaProxy(trusted, v.username, v.password, '203.0.113.50')).statusCode).toBe(429);
       expect((await viaProxy(trusted, v.username, v.password, '203.0.113.51')).statusCode).toBe(200);

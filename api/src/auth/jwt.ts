@@ -1,4 +1,5 @@
-// Access tokens: HS256 JWTs with sub (user id), role, tv (the user's token version), iat, exp, iss, aud.
+// Access tokens: HS256 JWTs with sub (user id), role, tv (the user's token version), sid (the session,
+// i.e. refresh-token family), iat, exp, iss, aud.
 // Verification pins the algorithm, issuer and audience; the claims are then re-checked against the
 // users table on every request (access.ts), so a disabled user or a changed role/password is refused at once.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
@@ -12,6 +13,10 @@ export interface AccessClaims {
   userId: number;
   role: UserRole;
   tokenVersion: number;
+  /** The session (refresh-token family) the token belongs to: logout ends it. */
+  sessionId: string;
+  /** Set when read from a token (its `exp`). */
+  expiresAt?: Date;
 }
 
 export async function signAccessToken(
@@ -21,7 +26,7 @@ export async function signAccessToken(
   now = new Date(),
 ): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ role: claims.role, tv: claims.tokenVersion })
+  return new SignJWT({ role: claims.role, tv: claims.tokenVersion, sid: claims.sessionId })
     .setProtectedHeader({ alg: JWT_ALG, typ: 'JWT' })
     .setSubject(String(claims.userId))
     .setIssuer(JWT_ISSUER)
@@ -40,11 +45,18 @@ export async function verifyAccessToken(secret: Uint8Array, token: string): Prom
       audience: JWT_AUDIENCE,
       requiredClaims: ['sub', 'exp', 'iat'],
     });
-    const { sub, role, tv } = payload;
+    const { sub, role, tv, sid, exp } = payload;
     if (typeof sub !== 'string' || !/^[1-9]\d{0,15}$/.test(sub)) return null;
     if (typeof role !== 'string' || !(USER_ROLES as readonly string[]).includes(role)) return null;
     if (typeof tv !== 'number' || !Number.isInteger(tv)) return null;
-    return { userId: Number(sub), role: role as UserRole, tokenVersion: tv };
+    if (typeof sid !== 'string' || !/^[0-9a-f-]{36}$/.test(sid)) return null;
+    return {
+      userId: Number(sub),
+      role: role as UserRole,
+      tokenVersion: tv,
+      sessionId: sid,
+      expiresAt: new Date((exp ?? 0) * 1000),
+    };
   } catch (err) {
     if (err instanceof joseErrors.JOSEError || err instanceof TypeError) return null;
     throw err;

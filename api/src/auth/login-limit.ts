@@ -1,15 +1,23 @@
-// Login rate limit in Redis. Failed logins are counted per username and per client address in a
-// fixed window (auth.loginWindowSeconds, default 15 min) that starts at the first failure. The
-// maxLoginFailures-th failure (3) locks that username and/or address for auth.lockoutSeconds (default
-// 15 min): every login for it then gets 429 with Retry-After, even with the right password, until the
-// lock expires. A successful login clears the username's counter (not the address's).
+// Login rate limit in Redis. Every login attempt is RESERVED atomically (one Lua script) before its
+// password is verified, so however many requests arrive at once, at most `maxLoginFailures` (3, the
+// spec) guesses per (username, client address) are ever evaluated in a counting window
+// (auth.loginWindowSeconds, default 15 min, from the first attempt). Wider limits stop spraying without
+// letting one person's typos lock out others behind the same address: per username across all
+// addresses (auth.maxFailuresPerUser, default 10) and per address across all usernames
+// (auth.maxFailuresPerAddress, default 30). When a scope reaches its limit it is locked for
+// auth.lockoutSeconds (default 15 min): every attempt in it gets 429 with Retry-After, even with the
+// right password. A successful login releases its own reservation and clears the (username, address)
+// count.
 import type { Redis } from '@watchpost/runtime';
 import { createHash } from 'node:crypto';
 
 export interface LimitSettings {
   loginWindowSeconds: number;
   lockoutSeconds: number;
+  /** Per (username, address): the spec's 3. */
   maxLoginFailures: number;
+  maxFailuresPerUser: number;
+  maxFailuresPerAddress: number;
 }
 
 export interface LimitSubject {
@@ -17,59 +25,84 @@ export interface LimitSubject {
   address: string;
 }
 
+export const LIMIT_SCOPES = ['pair', 'username', 'address'] as const;
+export type LimitScope = (typeof LIMIT_SCOPES)[number];
+
 // Hashing keeps arbitrary user input (any length, any bytes) out of the key names.
 const h = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32);
 
-function keys(prefix: string, s: LimitSubject) {
-  return {
-    failUser: `${prefix}login:fail:u:${h(s.username)}`,
-    failAddr: `${prefix}login:fail:a:${h(s.address)}`,
-    lockUser: `${prefix}login:lock:u:${h(s.username)}`,
-    lockAddr: `${prefix}login:lock:a:${h(s.address)}`,
-  };
+/** KEYS: three counters then three locks, in LIMIT_SCOPES order. */
+function keys(prefix: string, s: LimitSubject): string[] {
+  const ids = [h(`${s.username}\n${s.address}`), h(s.username), h(s.address)];
+  const tags = ['p', 'u', 'a'];
+  return [
+    ...ids.map((id, i) => `${prefix}login:try:${tags[i]}:${id}`),
+    ...ids.map((id, i) => `${prefix}login:lock:${tags[i]}:${id}`),
+  ];
 }
 
-/** Seconds until the login may be tried again, or 0 when not locked. */
-export async function lockedFor(redis: Redis, prefix: string, s: LimitSubject): Promise<number> {
-  const k = keys(prefix, s);
-  const [u, a] = await Promise.all([redis.pttl(k.lockUser), redis.pttl(k.lockAddr)]);
-  const ms = Math.max(u, a, 0);
-  return ms > 0 ? Math.ceil(ms / 1000) : 0;
+const limits = (cfg: LimitSettings) => [cfg.maxLoginFailures, cfg.maxFailuresPerUser, cfg.maxFailuresPerAddress];
+
+// A lock wins; then a scope whose counted attempts (failed or still being verified) reached its limit
+// refuses without a lock yet (concurrent attempts); otherwise every counter takes this attempt.
+const RESERVE = `
+for i = 4, 6 do
+  local t = redis.call('PTTL', KEYS[i])
+  if t > 0 then return {0, t, i - 3} end
+end
+for i = 1, 3 do
+  local c = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if c >= tonumber(ARGV[i + 1]) then
+    local t = redis.call('PTTL', KEYS[i])
+    if t <= 0 then t = tonumber(ARGV[1]) end
+    return {0, t, i}
+  end
+end
+for i = 1, 3 do
+  if redis.call('INCR', KEYS[i]) == 1 then redis.call('PEXPIRE', KEYS[i], ARGV[1]) end
+end
+return {1, 0, 0}`;
+
+// After a failed verification: each scope that reached its limit is locked (NX: the failure that
+// creates the lock is the one that reports it, so one alert per lock) and its counter starts over.
+const FAILED = `
+local locked = {}
+for i = 1, 3 do
+  local c = tonumber(redis.call('GET', KEYS[i]) or '0')
+  if c >= tonumber(ARGV[i + 1]) then
+    if redis.call('SET', KEYS[i + 3], '1', 'PX', ARGV[1], 'NX') then table.insert(locked, i) end
+    redis.call('DEL', KEYS[i])
+  end
+end
+return locked`;
+
+// A success or an attempt that was not evaluated gives its reservation back (the pair's count is
+// cleared on success: the user knows the password).
+const RELEASE = `
+if ARGV[1] == '1' then redis.call('DEL', KEYS[1]) elseif tonumber(redis.call('GET', KEYS[1]) or '0') > 0 then redis.call('DECR', KEYS[1]) end
+for i = 2, 3 do
+  if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end
+end
+return 1`;
+
+export type Reservation = { ok: true } | { ok: false; retryAfterSeconds: number; scope: LimitScope };
+
+/** Reserves one attempt, or says for how long this login is refused and by which scope. */
+export async function reserveAttempt(redis: Redis, prefix: string, s: LimitSubject, cfg: LimitSettings): Promise<Reservation> {
+  const r = (await redis.eval(RESERVE, 6, ...keys(prefix, s), cfg.loginWindowSeconds * 1000, ...limits(cfg))) as number[];
+  if (r[0] === 1) return { ok: true };
+  return { ok: false, retryAfterSeconds: Math.max(1, Math.ceil(Number(r[1]) / 1000)), scope: LIMIT_SCOPES[Number(r[2]) - 1]! };
 }
 
-export interface FailureOutcome {
-  /** Which subjects this failure newly locked (empty when no limit was hit now). */
-  locked: ('username' | 'address')[];
+/** Records that the reserved attempt failed; returns the scopes this failure newly locked. */
+export async function recordFailure(redis: Redis, prefix: string, s: LimitSubject, cfg: LimitSettings): Promise<LimitScope[]> {
+  const r = (await redis.eval(FAILED, 6, ...keys(prefix, s), cfg.lockoutSeconds * 1000, ...limits(cfg))) as number[];
+  return r.map((i) => LIMIT_SCOPES[i - 1]!);
 }
 
-export async function recordFailure(redis: Redis, prefix: string, s: LimitSubject, cfg: LimitSettings): Promise<FailureOutcome> {
-  const k = keys(prefix, s);
-  const res = await redis
-    .multi()
-    .incr(k.failUser)
-    .expire(k.failUser, cfg.loginWindowSeconds, 'NX')
-    .incr(k.failAddr)
-    .expire(k.failAddr, cfg.loginWindowSeconds, 'NX')
-    .exec();
-  if (!res) throw new Error('login limit transaction aborted');
-  const userCount = Number(res[0]![1]);
-  const addrCount = Number(res[2]![1]);
-  const locked: FailureOutcome['locked'] = [];
-  const lockMs = cfg.lockoutSeconds * 1000;
-  if (userCount >= cfg.maxLoginFailures) {
-    // NX: only the failure that creates the lock reports it (one alert per lockout).
-    if ((await redis.set(k.lockUser, '1', 'PX', lockMs, 'NX')) === 'OK') locked.push('username');
-    await redis.del(k.failUser);
-  }
-  if (addrCount >= cfg.maxLoginFailures) {
-    if ((await redis.set(k.lockAddr, '1', 'PX', lockMs, 'NX')) === 'OK') locked.push('address');
-    await redis.del(k.failAddr);
-  }
-  return { locked };
-}
-
-export async function recordSuccess(redis: Redis, prefix: string, s: LimitSubject): Promise<void> {
-  await redis.del(keys(prefix, s).failUser);
+/** Gives a reserved attempt back: `succeeded` also clears the (username, address) count. */
+export async function releaseAttempt(redis: Redis, prefix: string, s: LimitSubject, succeeded: boolean): Promise<void> {
+  await redis.eval(RELEASE, 6, ...keys(prefix, s), succeeded ? '1' : '0');
 }
 
 /** BullMQ job id of the chat alert: the same lockout always maps to the same id (no duplicate alerts). */

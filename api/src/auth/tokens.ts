@@ -23,14 +23,15 @@ async function insertRefreshToken(
   db: PoolClient | Pool,
   userId: number,
   tokenVersion: number,
-  familyId: string,
-  ttlSeconds: number,
+  session: { familyId: string; startedAt: Date },
+  auth: AuthSettings,
 ) {
   const token = randomBytes(32).toString('base64url');
+  // A refresh token never outlives its session's absolute lifetime.
   await db.query(
-    `INSERT INTO refresh_tokens (token_hash, user_id, family_id, token_version, expires_at)
-     VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))`,
-    [sha256Hex(token), userId, familyId, tokenVersion, ttlSeconds],
+    `INSERT INTO refresh_tokens (token_hash, user_id, family_id, token_version, session_started_at, expires_at)
+     VALUES ($1, $2, $3, $4, $5, LEAST(now() + make_interval(secs => $6), $5::timestamptz + make_interval(secs => $7)))`,
+    [sha256Hex(token), userId, session.familyId, tokenVersion, session.startedAt, auth.refreshTtlSeconds, auth.sessionMaxSeconds],
   );
   return token;
 }
@@ -39,12 +40,12 @@ async function pair(
   db: PoolClient | Pool,
   auth: AuthSettings,
   user: { id: number; role: UserRole; tokenVersion: number },
-  familyId: string,
+  session: { familyId: string; startedAt: Date },
 ) {
-  const refresh = await insertRefreshToken(db, user.id, user.tokenVersion, familyId, auth.refreshTtlSeconds);
+  const refresh = await insertRefreshToken(db, user.id, user.tokenVersion, session, auth);
   const access = await signAccessToken(
     auth.jwtSecret,
-    { userId: user.id, role: user.role, tokenVersion: user.tokenVersion },
+    { userId: user.id, role: user.role, tokenVersion: user.tokenVersion, sessionId: session.familyId },
     auth.accessTtlSeconds,
   );
   return {
@@ -62,7 +63,7 @@ export function issueSession(
   auth: AuthSettings,
   user: { id: number; role: UserRole; tokenVersion: number },
 ): Promise<TokenPair> {
-  return pair(pool, auth, user, randomUUID());
+  return pair(pool, auth, user, { familyId: randomUUID(), startedAt: new Date() });
 }
 
 export type RefreshOutcome =
@@ -77,11 +78,12 @@ export function rotateRefreshToken(pool: Pool, auth: AuthSettings, token: string
       user_id: number;
       family_id: string;
       token_version: number;
+      session_started_at: Date;
       expired: boolean;
       used_at: Date | null;
       revoked_at: Date | null;
     }>(
-      `SELECT id, user_id, family_id, token_version, expires_at <= now() AS expired, used_at, revoked_at
+      `SELECT id, user_id, family_id, token_version, session_started_at, expires_at <= now() AS expired, used_at, revoked_at
          FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
       [sha256Hex(token)],
     );
@@ -104,7 +106,12 @@ export function rotateRefreshToken(pool: Pool, auth: AuthSettings, token: string
     }
     await c.query('UPDATE refresh_tokens SET used_at = now() WHERE id = $1', [row.id]);
     // The new access token carries the user's current role (a role change takes effect at refresh).
-    const tokens = await pair(c, auth, { id: user.id, role: user.role, tokenVersion: user.token_version }, row.family_id);
+    const tokens = await pair(
+      c,
+      auth,
+      { id: user.id, role: user.role, tokenVersion: user.token_version },
+      { familyId: row.family_id, startedAt: row.session_started_at },
+    );
     return { ok: true, tokens, user: { id: user.id, username: user.username, role: user.role } };
   });
 }

@@ -4,7 +4,8 @@ import { LOGIN_RATE_LIMITED_JOB, NOTIFICATIONS_QUEUE } from '@watchpost/schemas'
 import { ApiError, unauthenticated } from '../errors.ts';
 import { audit, dummyHash, getUserByName, normalizeUsername, verifyPassword } from '@watchpost/core';
 import { issueSession, revokeFamilyOf, rotateRefreshToken } from '../auth/tokens.ts';
-import { lockedFor, rateLimitJobId, recordFailure, recordSuccess } from '../auth/login-limit.ts';
+import { rateLimitJobId, recordFailure, releaseAttempt, reserveAttempt } from '../auth/login-limit.ts';
+import { VerifySlots } from '../auth/verify-slots.ts';
 
 const tags = ['auth'];
 
@@ -35,6 +36,7 @@ const auditAddress = (req: FastifyRequest) => req.ip;
 
 const authRoutes: FastifyPluginAsync = async (app) => {
   const { deps } = app;
+  const verifySlots = new VerifySlots(deps.auth.maxConcurrentVerifications);
 
   app.post<{ Body: { username: string; password: string } }>(
     '/auth/login',
@@ -45,9 +47,11 @@ const authRoutes: FastifyPluginAsync = async (app) => {
         summary: 'Log in with username and password',
         description:
           'Returns an access token (JWT, 15 min by default) and a refresh token (30 days by default). ' +
-          'A wrong password and an unknown user get the same 401 INVALID_CREDENTIALS. After 3 failed attempts for one ' +
-          'username or from one client address within the counting window (15 min by default), logins for it get ' +
-          '429 RATE_LIMITED with Retry-After until the lockout (15 min by default) ends.',
+          'A wrong password and an unknown user get the same 401 INVALID_CREDENTIALS. At most 3 guesses per username and ' +
+          'client address are evaluated in the counting window (15 min by default), however many arrive at once; then, and ' +
+          'after 10 per username from any address or 30 per address for any username, logins in that scope get ' +
+          '429 RATE_LIMITED with Retry-After (details.scope: pair, username or address) until the lockout (15 min by ' +
+          'default) ends. 503 UNAVAILABLE with Retry-After when too many passwords are being verified at once.',
         body: {
           type: 'object',
           required: ['username', 'password'],
@@ -57,7 +61,12 @@ const authRoutes: FastifyPluginAsync = async (app) => {
             password: { type: 'string', minLength: 1, maxLength: 1024 },
           },
         },
-        response: { 200: tokenResponse, 401: { description: 'INVALID_CREDENTIALS' }, 429: rateLimited },
+        response: {
+          200: tokenResponse,
+          401: { description: 'INVALID_CREDENTIALS' },
+          429: rateLimited,
+          503: { description: 'UNAVAILABLE: too many password verifications at once' },
+        },
       },
     },
     async (req) => {
@@ -65,21 +74,39 @@ const authRoutes: FastifyPluginAsync = async (app) => {
       const address = req.ip;
       const subject = { username, address };
       const prefix = deps.redisKeyPrefix;
-      const wait = await lockedFor(deps.redis, prefix, subject);
-      if (wait > 0) {
+      const reservation = await reserveAttempt(deps.redis, prefix, subject, deps.auth);
+      if (!reservation.ok) {
+        const wait = reservation.retryAfterSeconds;
         throw new ApiError(
           429,
           'RATE_LIMITED',
           'too many failed login attempts; try again later',
-          { retry_after: wait },
+          { retry_after: wait, scope: reservation.scope },
           { 'retry-after': String(wait) },
         );
       }
-      const user = await getUserByName(deps.pg, username);
-      // Unknown users are checked against a dummy hash: same answer, same cost.
-      const passwordOk = await verifyPassword(req.body.password, user?.passwordHash ?? (await dummyHash()));
+      let verdict: { user: Awaited<ReturnType<typeof getUserByName>>; ok: boolean } | undefined;
+      try {
+        verdict = (
+          await verifySlots.run(async () => {
+            const user = await getUserByName(deps.pg, username);
+            // Unknown users are checked against a dummy hash: same answer, same cost.
+            const ok = await verifyPassword(req.body.password, user?.passwordHash ?? (await dummyHash()));
+            return { user, ok };
+          })
+        )?.value;
+      } catch (err) {
+        await releaseAttempt(deps.redis, prefix, subject, false).catch(() => {});
+        throw err;
+      }
+      if (!verdict) {
+        // No guess was evaluated: the attempt is given back.
+        await releaseAttempt(deps.redis, prefix, subject, false);
+        throw new ApiError(503, 'UNAVAILABLE', 'too many logins at once; try again shortly', undefined, { 'retry-after': '1' });
+      }
+      const { user, ok: passwordOk } = verdict;
       if (!user || !passwordOk || !user.active) {
-        const { locked } = await recordFailure(deps.redis, prefix, subject, deps.auth);
+        const locked = await recordFailure(deps.redis, prefix, subject, deps.auth);
         await audit(deps.pg, {
           actor: null,
           address,
@@ -112,7 +139,7 @@ const authRoutes: FastifyPluginAsync = async (app) => {
         }
         throw new ApiError(401, 'INVALID_CREDENTIALS', 'invalid username or password');
       }
-      await recordSuccess(deps.redis, prefix, subject);
+      await releaseAttempt(deps.redis, prefix, subject, true);
       await audit(deps.pg, { actor: user.username, address, action: 'auth.login.success', target: user.username });
       return issueSession(deps.pg, deps.auth, user);
     },
@@ -160,8 +187,9 @@ const authRoutes: FastifyPluginAsync = async (app) => {
         tags,
         summary: 'End a session',
         description:
-          'Revokes the refresh token and its whole family. Access tokens already issued stay valid until they expire ' +
-          '(at most the access-token lifetime); clients drop them at logout.',
+          'Ends the session: revokes the refresh token and its whole family, and every access token of that session ' +
+          'is refused from the next request on (access tokens name their session; each request checks it). ' +
+          'Its live streams are closed within seconds.',
         body: refreshBody,
         response: { 204: { description: 'logged out (also for an unknown token)', type: 'null' } },
       },

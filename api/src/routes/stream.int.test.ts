@@ -44,6 +44,42 @@ describe('GET /stream/events', () => {
     hdr.close();
   });
 
+  it('closes a stream at logout, at deactivation and when its token expires', async () => {
+    const waitEnded = async (c: SseClient, ms: number) => {
+      const deadline = Date.now() + ms;
+      while (!c.endedAt && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      return c.endedAt > 0;
+    };
+    const u = await addUser(h, 'streamer', 'monitor');
+    const t = (await login(h, 'streamer', u.password)).json();
+    const a = await openSse(base, { authorization: `Bearer ${t.access_token}` });
+    await a.waitFor((f) => f.event === 'ready');
+    await h.app.inject({ method: 'POST', url: '/api/v1/auth/logout', payload: { refresh_token: t.refresh_token } });
+    expect(await waitEnded(a, 8000)).toBe(true);
+
+    const t2 = (await login(h, 'streamer', u.password)).json();
+    const b = await openSse(base, { authorization: `Bearer ${t2.access_token}` });
+    await b.waitFor((f) => f.event === 'ready');
+    await h.deps.pg.query('UPDATE users SET active = false WHERE id = $1', [u.id]);
+    expect(await waitEnded(b, 8000)).toBe(true);
+
+    const short = await createApiHarness('stream_expiry', { auth: { accessTtlSeconds: 2 } });
+    try {
+      await short.app.listen({ host: '127.0.0.1', port: 0 });
+      const v = await addUser(short, 'brief', 'monitor');
+      const tv = (await login(short, 'brief', v.password)).json();
+      const c = await openSse(`http://127.0.0.1:${(short.app.server.address() as AddressInfo).port}/api/v1/stream/events`, {
+        authorization: `Bearer ${tv.access_token}`,
+      });
+      await c.waitFor((f) => f.event === 'ready');
+      const opened = Date.now();
+      expect(await waitEnded(c, 6000)).toBe(true);
+      expect(c.endedAt - opened).toBeLessThan(4000);
+    } finally {
+      await short.close();
+    }
+  });
+
   it('sends a keep-alive comment every interval', async () => {
     const c = await openSse(`${base}?access_token=${token}`);
     await c.waitFor((f) => f.event === 'ready');

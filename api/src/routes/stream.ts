@@ -3,6 +3,11 @@
 // send headers, so this route (only) also accepts the access token as `?access_token=`.
 import type { FastifyPluginAsync } from 'fastify';
 import { LiveHub } from '../stream/hub.ts';
+import { authenticateToken, requestToken } from '../access.ts';
+import { verifyAccessToken } from '../auth/jwt.ts';
+
+/** How often an open stream re-checks its token's session and user. */
+export const SESSION_RECHECK_MS = 5000;
 
 const streamRoutes: FastifyPluginAsync = async (app) => {
   const { redis, config } = app.deps;
@@ -51,6 +56,30 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
       req.raw.socket.setNoDelay(true);
       req.raw.socket.setTimeout(0);
       hub.add(res);
+      // The stream lives only as long as its token and session: closed at expiry, and within
+      // SESSION_RECHECK_MS of a logout, a deactivation or a password or role change.
+      const token = requestToken(req)!;
+      const claims = await verifyAccessToken(app.deps.auth.jwtSecret, token);
+      const end = () => {
+        clearTimeout(expiry);
+        clearInterval(recheck);
+        res.end();
+      };
+      const expiry = setTimeout(end, Math.max(0, (claims?.expiresAt?.getTime() ?? 0) - Date.now()));
+      const recheck = setInterval(() => {
+        authenticateToken(app.deps, token).then(
+          (user) => {
+            if (!user) end();
+          },
+          () => {}, // a store outage does not end streams; the next check decides
+        );
+      }, SESSION_RECHECK_MS);
+      expiry.unref();
+      recheck.unref();
+      res.on('close', () => {
+        clearTimeout(expiry);
+        clearInterval(recheck);
+      });
     },
   );
 };

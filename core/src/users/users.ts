@@ -92,12 +92,24 @@ export async function createUser(db: Db, input: { username: string; password: st
 }
 
 /** Changes role and/or active flag; returns null when the user does not exist. */
+/**
+ * Changes role and/or active flag. Deactivation ends every session of the user: the token version is
+ * bumped and the refresh tokens revoked, so a later reactivation does not bring old tokens back.
+ */
 export async function updateUser(db: Db, id: number, patch: { role?: UserRole; active?: boolean }): Promise<UserRecord | null> {
   const r = await db.query<Row>(
-    `UPDATE users SET role = COALESCE($2, role), active = COALESCE($3, active), updated_at = now() WHERE id = $1 RETURNING ${columns}`,
+    `UPDATE users SET role = COALESCE($2, role), active = COALESCE($3, active),
+            token_version = token_version + CASE WHEN $3 IS FALSE AND active THEN 1 ELSE 0 END, updated_at = now()
+      WHERE id = $1 RETURNING ${columns}`,
     [id, patch.role ?? null, patch.active ?? null],
   );
+  if (r.rows[0] && patch.active === false) await revokeSessions(db, id);
   return r.rows[0] ? toRecord(r.rows[0]) : null;
+}
+
+/** Revokes every refresh token (so every session) of a user. */
+export async function revokeSessions(db: Db, userId: number): Promise<void> {
+  await db.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
 }
 
 /** New password and a new token version: every access and refresh token issued before stops working. */
@@ -107,6 +119,7 @@ export async function resetPassword(db: Db, id: number, password: string): Promi
     `UPDATE users SET password_hash = $2, token_version = token_version + 1, updated_at = now() WHERE id = $1 RETURNING ${columns}`,
     [id, hash],
   );
+  if (r.rows[0]) await revokeSessions(db, id);
   return r.rows[0] ? toRecord(r.rows[0]) : null;
 }
 

@@ -101,7 +101,17 @@ export interface Config {
   admin: { username: string; password: string | undefined };
   jwtSecret: string | undefined;
   /** API token lifetimes and login lockout (api/README.md). */
-  auth: { accessTtlSeconds: number; refreshTtlDays: number; loginWindowSeconds: number; lockoutSeconds: number };
+  auth: {
+    accessTtlSeconds: number;
+    refreshTtlDays: number;
+    /** Absolute lifetime of a session (refresh-token family), however often it is refreshed. */
+    sessionMaxDays: number;
+    loginWindowSeconds: number;
+    lockoutSeconds: number;
+    maxFailuresPerUser: number;
+    maxFailuresPerAddress: number;
+    maxConcurrentVerifications: number;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -296,8 +306,12 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     auth: {
       accessTtlSeconds: int(env, 'SERVICE_ACCESS_TOKEN_TTL_SECONDS', 900, 60, 86_400),
       refreshTtlDays: int(env, 'SERVICE_REFRESH_TOKEN_TTL_DAYS', 30, 1, 365),
+      sessionMaxDays: int(env, 'SERVICE_SESSION_MAX_DAYS', 90, 1, 3650),
       loginWindowSeconds: int(env, 'SERVICE_LOGIN_WINDOW_SECONDS', 900, 10, 86_400),
       lockoutSeconds: int(env, 'SERVICE_LOGIN_LOCKOUT_SECONDS', 900, 10, 86_400),
+      maxFailuresPerUser: int(env, 'SERVICE_LOGIN_MAX_FAILURES_PER_USER', 10, 3, 1000),
+      maxFailuresPerAddress: int(env, 'SERVICE_LOGIN_MAX_FAILURES_PER_ADDRESS', 30, 3, 10_000),
+      maxConcurrentVerifications: int(env, 'SERVICE_LOGIN_MAX_CONCURRENT', 4, 1, 256),
     },
   };
 }
