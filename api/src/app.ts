@@ -71,6 +71,8 @@ export function buildApiApp(deps: ApiDeps, opts: BuildOptions = {}): FastifyPlug
             'Security event collection and alerting. Errors always have the shape {"error":{"code","message","details"?}}. ' +
             '401 = missing/invalid credentials, 403 = role not allowed. See api/README.md.',
         },
+        // Relative: the document describes the server it is read from.
+        servers: [{ url: '/', description: 'this watchpost server' }],
         components: {
           securitySchemes: {
             bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

@@ -51,6 +51,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'listUsers',
         tags,
         summary: 'List users',
         response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: userSchema } } } },
@@ -64,6 +65,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'createUser',
         tags,
         summary: 'Create a user',
         description: `Usernames are stored lower-case and match ${USERNAME_PATTERN}. Passwords: at least ${PASSWORD_MIN_LENGTH} characters.`,
@@ -104,6 +106,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'updateUser',
         tags,
         summary: 'Change a user’s role and/or active flag',
         description:
@@ -146,6 +149,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'setUserPassword',
         tags,
         summary: 'Reset a user’s password',
         description: 'Every access and refresh token issued to the user before is refused from now on.',
