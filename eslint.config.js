@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import pluginVue from 'eslint-plugin-vue';
 
 export default tseslint.config(
   { ignores: ['**/node_modules/**', '.stack/**', '**/dist/**', 'coverage/**'] },
@@ -14,4 +15,19 @@ export default tseslint.config(
     },
   },
   { files: ['web/**/*.{ts,vue}'], languageOptions: { globals: { ...globals.browser } } },
+  // Vue single-file components: the plugin's recommended rules, <script lang="ts"> parsed by typescript-eslint;
+  // formatting is prettier's.
+  ...pluginVue.configs['flat/recommended'].map((c) => ({ ...c, files: ['web/**/*.vue'] })),
+  {
+    files: ['web/**/*.vue'],
+    languageOptions: { parserOptions: { parser: tseslint.parser }, globals: { ...globals.browser } },
+    rules: {
+      'vue/max-attributes-per-line': 'off',
+      'vue/singleline-html-element-content-newline': 'off',
+      'vue/multiline-html-element-content-newline': 'off',
+      'vue/html-self-closing': 'off',
+      'vue/html-indent': 'off',
+      'vue/html-closing-bracket-newline': 'off',
+    },
+  },
 );

@@ -14,8 +14,7 @@ export const SCHEMA_FILE = fileURLToPath(new URL('../../web/src/api/schema.d.ts'
 export async function renderWebSchema(doc?: Record<string, unknown>): Promise<string> {
   const ast = await openapiTS((doc ?? (await openApiDocument())) as never, { alphabetize: false });
   const header =
-    '// Generated from the API OpenAPI document by `npm run gen:api-client` (api/scripts/web-client.ts). Do not edit.\n' +
-    '/* eslint-disable */\n';
+    '// Generated from the API OpenAPI document by `npm run gen:api-client` (api/scripts/web-client.ts). Do not edit.\n' + '';
   const options = (await prettier.resolveConfig(SCHEMA_FILE)) ?? {};
   return prettier.format(header + astToString(ast), { ...options, filepath: SCHEMA_FILE });
 }

@@ -20,7 +20,12 @@ const routes: RouteRecordRaw[] = [
   { path: '/hosts', name: 'hosts', component: () => import('./views/HostsView.vue'), meta: { title: 'Hosts' } },
   { path: '/hosts/:id', name: 'host', component: () => import('./views/HostDetailView.vue'), meta: { title: 'Host' } },
   { path: '/problems', name: 'problems', component: () => import('./views/ProblemsView.vue'), meta: { title: 'Problems' } },
-  { path: '/problems/:id', name: 'problem', component: () => import('./views/ProblemDetailView.vue'), meta: { title: 'Problem' } },
+  {
+    path: '/problems/:id',
+    name: 'problem',
+    component: () => import('./views/ProblemDetailView.vue'),
+    meta: { title: 'Problem' },
+  },
   { path: '/settings', redirect: '/settings/event-types' },
   {
     path: '/settings/event-types',
@@ -28,14 +33,24 @@ const routes: RouteRecordRaw[] = [
     component: () => import('./views/SettingsView.vue'),
     meta: { title: 'Settings', admin: true },
   },
-  { path: '/settings/users', name: 'users', component: () => import('./views/UsersView.vue'), meta: { title: 'Users', admin: true } },
+  {
+    path: '/settings/users',
+    name: 'users',
+    component: () => import('./views/UsersView.vue'),
+    meta: { title: 'Users', admin: true },
+  },
   {
     path: '/settings/api-keys',
     name: 'api-keys',
     component: () => import('./views/ApiKeysView.vue'),
     meta: { title: 'API keys', admin: true },
   },
-  { path: '/settings/audit', name: 'audit', component: () => import('./views/AuditView.vue'), meta: { title: 'Audit log', admin: true } },
+  {
+    path: '/settings/audit',
+    name: 'audit',
+    component: () => import('./views/AuditView.vue'),
+    meta: { title: 'Audit log', admin: true },
+  },
   { path: '/forbidden', name: 'forbidden', component: () => import('./views/ForbiddenView.vue'), meta: { title: 'Not allowed' } },
   { path: '/:rest(.*)*', name: 'not-found', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
 ];

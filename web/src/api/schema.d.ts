@@ -1,5 +1,4 @@
 // Generated from the API OpenAPI document by `npm run gen:api-client` (api/scripts/web-client.ts). Do not edit.
-/* eslint-disable */
 export interface paths {
   '/api/v1/auth/login': {
     parameters: {
