@@ -4,6 +4,8 @@
 import DOMPurify from 'dompurify';
 
 DOMPurify.addHook('afterSanitizeAttributes', (node) => {
+  // Report images are decorative unless the agent described them (screen readers skip them).
+  if (node.tagName === 'IMG' && !node.hasAttribute('alt')) node.setAttribute('alt', '');
   if (node.tagName === 'A') {
     node.setAttribute('target', '_blank');
     node.setAttribute('rel', 'noopener noreferrer');
