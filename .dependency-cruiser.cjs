@@ -1,7 +1,7 @@
 // The boundaries of ARCHITECTURE.md, checked by `npm run lint` (so by `npm test`) on production code,
 // tests and benches alike. Paths are the files an import resolves to (workspace links followed).
 const ROLES = '(ingest|processors|api)';
-const TEST = '(\\.test\\.ts$|/bench/)';
+const TEST = '(\\.test\\.ts$|/bench/|/web-e2e/)';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

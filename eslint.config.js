@@ -1,9 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import pluginVue from 'eslint-plugin-vue';
 
 export default tseslint.config(
-  { ignores: ['**/node_modules/**', '.stack/**', '**/dist/**', 'coverage/**', 'web/**'] },
+  { ignores: ['**/node_modules/**', '.stack/**', '**/dist/**', 'coverage/**', 'web/src/api/schema.d.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -24,7 +25,7 @@ export default tseslint.config(
   },
   {
     // Tests and benches read untyped JSON (inject().json(), parsed frames) on purpose.
-    files: ['**/*.test.ts', '**/bench/**', 'testkit/**'],
+    files: ['**/*.test.ts', '**/bench/**', 'testkit/**', 'ops/src/web-e2e/**'],
     rules: {
       '@typescript-eslint/no-unsafe-member-access': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -34,4 +35,22 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' }, ...tseslint.configs.disableTypeChecked },
+  // The UI has its own tsconfig and is type-checked by vue-tsc (`npm run typecheck -w web`, part of lint).
+  { files: ['web/**/*.{ts,vue,js}'], ...tseslint.configs.disableTypeChecked },
+  { files: ['web/**/*.{ts,vue}'], languageOptions: { globals: { ...globals.browser } } },
+  // Vue single-file components: the plugin's recommended rules, <script lang="ts"> parsed by typescript-eslint;
+  // formatting is prettier's.
+  ...pluginVue.configs['flat/recommended'].map((c) => ({ ...c, files: ['web/**/*.vue'] })),
+  {
+    files: ['web/**/*.vue'],
+    languageOptions: { parserOptions: { parser: tseslint.parser }, globals: { ...globals.browser } },
+    rules: {
+      'vue/max-attributes-per-line': 'off',
+      'vue/singleline-html-element-content-newline': 'off',
+      'vue/multiline-html-element-content-newline': 'off',
+      'vue/html-self-closing': 'off',
+      'vue/html-indent': 'off',
+      'vue/html-closing-bracket-newline': 'off',
+    },
+  },
 );

@@ -13,6 +13,7 @@ import type { Access, ApiDeps } from './types.ts';
 import { accessHook, assertRouteAccess, AGENT_KEY_HEADER } from './access.ts';
 import { errorBodySchema, errorHandler, notFound } from './errors.ts';
 import { routePlugins } from './routes/index.ts';
+import { webStatic } from './web-static.ts';
 
 export const API_PREFIX = '/api/v1';
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
@@ -57,6 +58,8 @@ function documentRoute(route: RouteOptions): void {
 export interface BuildOptions {
   /** Extra route plugins (tests), mounted under /api/v1 like the listed ones. */
   extraRoutes?: FastifyPluginAsync[];
+  /** Folder of the built web UI served at `/` (default web/dist). */
+  webDir?: string;
 }
 
 export function buildApiApp(deps: ApiDeps, opts: BuildOptions = {}): FastifyPluginAsync {
@@ -71,6 +74,8 @@ export function buildApiApp(deps: ApiDeps, opts: BuildOptions = {}): FastifyPlug
             'Security event collection and alerting. Errors always have the shape {"error":{"code","message","details"?}}. ' +
             '401 = missing/invalid credentials, 403 = role not allowed. See api/README.md.',
         },
+        // Relative: the document describes the server it is read from.
+        servers: [{ url: '/', description: 'this watchpost server' }],
         components: {
           securitySchemes: {
             bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
@@ -80,6 +85,7 @@ export function buildApiApp(deps: ApiDeps, opts: BuildOptions = {}): FastifyPlug
       },
     });
     await app.register(swaggerUi, { routePrefix: DOCS_PATH });
+    await app.register(webStatic, { dir: opts.webDir });
 
     await app.register(
       async (api) => {

@@ -6,4 +6,6 @@ bash ops/bin/ensure-deps.sh
 npm run -s stack -- up
 npm run -s migrate
 npm run -s lint
+# The browser tests drive the built UI.
+npm run -s build:web
 NODE_OPTIONS="--disable-warning=TimeoutNegativeWarning ${NODE_OPTIONS:-}" npx vitest run "$@"

@@ -26,6 +26,7 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'listApiKeys',
         tags,
         summary: 'List agent API keys',
         response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: keyInfo } } } },
@@ -39,6 +40,7 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'createApiKey',
         tags,
         summary: 'Create an agent API key',
         description: 'The key is in this answer only; just its sha256 is stored.',
@@ -71,6 +73,7 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'revokeApiKey',
         tags,
         summary: 'Revoke an agent API key',
         params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },

@@ -8,6 +8,7 @@ const auditRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'listAuditLog',
         tags: ['audit'],
         summary: 'Audit log',
         description:

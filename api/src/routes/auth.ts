@@ -6,15 +6,20 @@ import { audit, dummyHash, getUserByName, normalizeUsername, verifyPassword } fr
 import { issueSession, revokeFamilyOf, rotateRefreshToken } from '../auth/tokens.ts';
 import { rateLimitJobId, recordFailure, releaseAttempt, reserveAttempt } from '../auth/login-limit.ts';
 import { VerifySlots } from '../auth/verify-slots.ts';
+import { clearRefreshCookie, REFRESH_COOKIE, refreshCookie, setRefreshCookie } from '../auth/refresh-cookie.ts';
 
 const tags = ['auth'];
 
 const tokenResponse = {
   type: 'object',
-  required: ['access_token', 'refresh_token', 'token_type', 'expires_in', 'refresh_expires_in'],
+  // refresh_token is absent when it went into the httpOnly cookie (login with refresh_cookie: true).
+  required: ['access_token', 'token_type', 'expires_in', 'refresh_expires_in'],
   properties: {
     access_token: { type: 'string', description: 'JWT (HS256); send as `Authorization: Bearer <token>`' },
-    refresh_token: { type: 'string', description: 'opaque; single use, rotated by /auth/refresh' },
+    refresh_token: {
+      type: 'string',
+      description: `opaque; single use, rotated by /auth/refresh. Absent in the cookie flow (then in the ${REFRESH_COOKIE} cookie)`,
+    },
     token_type: { type: 'string', enum: ['Bearer'] },
     expires_in: { type: 'integer', description: 'seconds until the access token expires' },
     refresh_expires_in: { type: 'integer', description: 'seconds until the refresh token expires' },
@@ -27,10 +32,21 @@ const rateLimited = {
 
 const refreshBody = {
   type: 'object',
-  required: ['refresh_token'],
   additionalProperties: false,
-  properties: { refresh_token: { type: 'string', minLength: 1, maxLength: 512 } },
+  properties: {
+    refresh_token: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 512,
+      description: `required unless the browser sends the ${REFRESH_COOKIE} cookie (cookie flow)`,
+    },
+  },
 } as const;
+
+const cookieFlow =
+  `Cookie flow (browsers): with \`refresh_cookie: true\` at login the refresh token is set as the httpOnly, SameSite=Strict ` +
+  `cookie \`${REFRESH_COOKIE}\` (Path=/api/v1/auth) and left out of the body; /auth/refresh and /auth/logout called with \`{}\` ` +
+  'use that cookie, rotate or clear it, and also leave the refresh token out of the body.';
 
 const auditAddress = (req: FastifyRequest) => req.ip;
 
@@ -38,11 +54,12 @@ const authRoutes: FastifyPluginAsync = async (app) => {
   const { deps } = app;
   const verifySlots = new VerifySlots(deps.auth.maxConcurrentVerifications);
 
-  app.post<{ Body: { username: string; password: string } }>(
+  app.post<{ Body: { username: string; password: string; refresh_cookie?: boolean } }>(
     '/auth/login',
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'login',
         tags,
         summary: 'Log in with username and password',
         description:
@@ -51,7 +68,8 @@ const authRoutes: FastifyPluginAsync = async (app) => {
           'client address are evaluated in the counting window (15 min by default), however many arrive at once; then, and ' +
           'after 10 per username from any address or 30 per address for any username, logins in that scope get ' +
           '429 RATE_LIMITED with Retry-After (details.scope: pair, username or address) until the lockout (15 min by ' +
-          'default) ends. 503 UNAVAILABLE with Retry-After when too many passwords are being verified at once.',
+          'default) ends. 503 UNAVAILABLE with Retry-After when too many passwords are being verified at once. ' +
+          cookieFlow,
         body: {
           type: 'object',
           required: ['username', 'password'],
@@ -59,6 +77,7 @@ const authRoutes: FastifyPluginAsync = async (app) => {
           properties: {
             username: { type: 'string', minLength: 1, maxLength: 128 },
             password: { type: 'string', minLength: 1, maxLength: 1024 },
+            refresh_cookie: { type: 'boolean', description: 'true: the refresh token goes into an httpOnly cookie (browsers)' },
           },
         },
         response: {
@@ -69,7 +88,7 @@ const authRoutes: FastifyPluginAsync = async (app) => {
         },
       },
     },
-    async (req) => {
+    async (req, reply) => {
       const username = normalizeUsername(req.body.username);
       const address = req.ip;
       const subject = { username, address };
@@ -141,26 +160,32 @@ const authRoutes: FastifyPluginAsync = async (app) => {
       }
       await releaseAttempt(deps.redis, prefix, subject, true);
       await audit(deps.pg, { actor: user.username, address, action: 'auth.login.success', target: user.username });
-      return issueSession(deps.pg, deps.auth, user);
+      const tokens = await issueSession(deps.pg, deps.auth, user);
+      return req.body.refresh_cookie === true ? setRefreshCookie(req, reply, tokens) : tokens;
     },
   );
 
-  app.post<{ Body: { refresh_token: string } }>(
+  app.post<{ Body: { refresh_token?: string } }>(
     '/auth/refresh',
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'refreshToken',
         tags,
         summary: 'Exchange a refresh token for a new token pair',
         description:
           'The refresh token is single use: the answer carries its successor. Presenting an already used refresh token ' +
-          'revokes every token of its session (family) and answers 401.',
+          'revokes every token of its session (family) and answers 401. ' +
+          cookieFlow,
         body: refreshBody,
         response: { 200: tokenResponse, 401: { description: 'UNAUTHENTICATED' } },
       },
     },
-    async (req) => {
-      const out = await rotateRefreshToken(deps.pg, deps.auth, req.body.refresh_token);
+    async (req, reply) => {
+      const fromCookie = req.body.refresh_token === undefined;
+      const presented = req.body.refresh_token ?? refreshCookie(req);
+      if (presented === undefined) throw unauthenticated('missing refresh token');
+      const out = await rotateRefreshToken(deps.pg, deps.auth, presented);
       if (!out.ok) {
         if (out.reason === 'reused') {
           await audit(deps.pg, {
@@ -175,27 +200,31 @@ const authRoutes: FastifyPluginAsync = async (app) => {
           out.reason === 'reused' ? 'refresh token already used; the session was revoked' : 'invalid or expired refresh token',
         );
       }
-      return out.tokens;
+      return fromCookie ? setRefreshCookie(req, reply, out.tokens) : out.tokens;
     },
   );
 
-  app.post<{ Body: { refresh_token: string } }>(
+  app.post<{ Body: { refresh_token?: string } }>(
     '/auth/logout',
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'logout',
         tags,
         summary: 'End a session',
         description:
           'Ends the session: revokes the refresh token and its whole family, and every access token of that session ' +
           'is refused from the next request on (access tokens name their session; each request checks it). ' +
-          'Its live streams are closed within seconds.',
+          'Its live streams are closed within seconds. ' +
+          cookieFlow,
         body: refreshBody,
         response: { 204: { description: 'logged out (also for an unknown token)', type: 'null' } },
       },
     },
     async (req, reply) => {
-      const userId = await revokeFamilyOf(deps.pg, req.body.refresh_token);
+      const presented = req.body.refresh_token ?? refreshCookie(req);
+      if (req.body.refresh_token === undefined) clearRefreshCookie(req, reply);
+      const userId = presented === undefined ? null : await revokeFamilyOf(deps.pg, presented);
       if (userId !== null)
         await audit(deps.pg, { actor: null, address: auditAddress(req), action: 'auth.logout', target: String(userId) });
       return reply.code(204).send();
@@ -207,6 +236,7 @@ const authRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'getMe',
         tags,
         summary: 'The logged-in user',
         response: {

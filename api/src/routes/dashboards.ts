@@ -94,6 +94,7 @@ const dashboardRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'getDashboardSummary',
         tags: ['dashboards'],
         summary: 'Dashboard figures of the last 24 hours',
         description:

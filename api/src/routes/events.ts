@@ -36,6 +36,7 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'listEvents',
         tags,
         summary: 'List events, newest first',
         description:
@@ -102,6 +103,7 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'getEvent',
         tags,
         summary: 'One event with its full JSON',
         description: 'Events of hidden types are returned too (hidden: true); only lists leave them out.',

@@ -18,6 +18,7 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'listHosts',
         tags,
         summary: 'List hosts',
         description:
@@ -52,7 +53,13 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
     '/hosts/:id',
     {
       config: { access: 'user' },
-      schema: { tags, summary: 'One host', params: idParams, response: { 200: hostDetailSchema, 404: errorRef('NOT_FOUND') } },
+      schema: {
+        operationId: 'getHost',
+        tags,
+        summary: 'One host',
+        params: idParams,
+        response: { 200: hostDetailSchema, 404: errorRef('NOT_FOUND') },
+      },
     },
     async (req) => {
       const ts = await loadTypeSettings(pg);
@@ -67,6 +74,7 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'deleteHost',
         tags,
         summary: 'Delete a host with its problems and events',
         description:

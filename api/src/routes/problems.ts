@@ -38,6 +38,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'listProblems',
         tags,
         summary: 'List problems, newest first',
         description:
@@ -102,6 +103,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'user' },
       schema: {
+        operationId: 'getProblem',
         tags,
         summary: 'One problem with its event timeline',
         params: idParams,
@@ -121,6 +123,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
       {
         config: { access: 'user' },
         schema: {
+          operationId: `${action}Problem`,
           tags,
           summary:
             action === 'acknowledge'

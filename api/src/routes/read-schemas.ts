@@ -92,8 +92,8 @@ export const hostDetailSchema = {
     inventory: {
       type: 'object',
       properties: {
-        hardware: { description: 'latest hardware snapshot (agent.inventory)', nullable: true },
-        software: { description: 'latest software snapshot (agent.inventory)', nullable: true },
+        hardware: { description: 'latest hardware snapshot (agent.inventory): any JSON, null when none' },
+        software: { description: 'latest software snapshot (agent.inventory): any JSON, null when none' },
         at: ndt,
       },
     },

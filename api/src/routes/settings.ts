@@ -50,6 +50,7 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'listEventTypeSettings',
         tags,
         summary: 'Severity overrides and visibility per event type',
         response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: typeSetting } } } },
@@ -68,6 +69,7 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'putEventTypeSetting',
         tags,
         summary: 'Set the severity override and visibility of an event type',
         description:
@@ -110,6 +112,7 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'deleteEventTypeSetting',
         tags,
         summary: 'Remove the settings of an event type (back to the agent’s severity, visible)',
         params: typeParams,
@@ -132,7 +135,10 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
   // Read by every logged-in user: the UI of a monitor also renders the sidebar.
   app.get(
     '/settings/ui',
-    { config: { access: 'user' }, schema: { tags, summary: 'UI settings', response: { 200: uiSettings } } },
+    {
+      config: { access: 'user' },
+      schema: { operationId: 'getUiSettings', tags, summary: 'UI settings', response: { 200: uiSettings } },
+    },
     async () => {
       const r = await pg.query<{ value: unknown }>('SELECT value FROM settings WHERE key = $1', [SIDEBAR_STATS_KEY]);
       return { sidebar_stats: r.rows[0]?.value === true };
@@ -144,6 +150,7 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'putUiSettings',
         tags,
         summary: 'Change UI settings',
         body: { ...uiSettings, additionalProperties: false },

@@ -26,6 +26,7 @@ const streamRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'user', sseToken: true },
       schema: {
+        operationId: 'streamEvents',
         tags: ['stream'],
         summary: 'Live dashboard counters (server-sent events)',
         description:

@@ -53,6 +53,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'listUsers',
         tags,
         summary: 'List users',
         response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: userSchema } } } },
@@ -66,6 +67,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'createUser',
         tags,
         summary: 'Create a user',
         description: `Usernames are stored lower-case and match ${USERNAME_PATTERN}. Passwords: at least ${PASSWORD_MIN_LENGTH} characters.`,
@@ -106,6 +108,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'updateUser',
         tags,
         summary: 'Change a user’s role and/or active flag',
         description:
@@ -142,6 +145,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'admin' },
       schema: {
+        operationId: 'setUserPassword',
         tags,
         summary: 'Reset a user’s password',
         description: 'Every access and refresh token issued to the user before is refused from now on.',

@@ -1,0 +1,55 @@
+// Page helpers for the browser tests: login, axe-core, screenshots at desktop and phone width.
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import type { Page } from 'playwright-core';
+
+const require = createRequire(import.meta.url);
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+export const SCREENSHOTS = fileURLToPath(new URL('../../../web/screenshots/', import.meta.url));
+
+export const DESKTOP = { width: 1280, height: 860 };
+export const PHONE = { width: 390, height: 844 };
+
+export async function loginAs(page: Page, base: string, username: string, password: string): Promise<void> {
+  await page.goto(`${base}/login`);
+  await page.fill('#login-user', username);
+  await page.fill('#login-password', password);
+  await page.click('button[type=submit]');
+  await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+}
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core's serious and critical violations on the current page (evaluated through the debugger, not a script tag, so the CSP stays on). */
+export async function axeSerious(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE_SOURCE);
+  const violations = await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: AxeViolation[] }> } }).axe;
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => ({ target: n.target })),
+    }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Full-page screenshots at desktop and phone width under web/screenshots/ (git-ignored). */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.setViewportSize(DESKTOP);
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: `${SCREENSHOTS}${name}-desktop.png`, fullPage: true });
+  await page.setViewportSize(PHONE);
+  await page.waitForTimeout(150);
+  await page.screenshot({ path: `${SCREENSHOTS}${name}-phone.png`, fullPage: true });
+  await page.setViewportSize(DESKTOP);
+}

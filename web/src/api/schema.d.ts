@@ -1,0 +1,3632 @@
+// Generated from the API OpenAPI document by `npm run gen:api-client` (api/scripts/web-client.ts). Do not edit.
+export interface paths {
+  '/api/v1/auth/login': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Log in with username and password
+     * @description Returns an access token (JWT, 15 min by default) and a refresh token (30 days by default). A wrong password and an unknown user get the same 401 INVALID_CREDENTIALS. At most 3 guesses per username and client address are evaluated in the counting window (15 min by default), however many arrive at once; then, and after 10 per username from any address or 30 per address for any username, logins in that scope get 429 RATE_LIMITED with Retry-After (details.scope: pair, username or address) until the lockout (15 min by default) ends. 503 UNAVAILABLE with Retry-After when too many passwords are being verified at once. Cookie flow (browsers): with `refresh_cookie: true` at login the refresh token is set as the httpOnly, SameSite=Strict cookie `watchpost_refresh` (Path=/api/v1/auth) and left out of the body; /auth/refresh and /auth/logout called with `{}` use that cookie, rotate or clear it, and also leave the refresh token out of the body.
+     *
+     *     Access: public.
+     */
+    post: operations['login'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/refresh': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Exchange a refresh token for a new token pair
+     * @description The refresh token is single use: the answer carries its successor. Presenting an already used refresh token revokes every token of its session (family) and answers 401. Cookie flow (browsers): with `refresh_cookie: true` at login the refresh token is set as the httpOnly, SameSite=Strict cookie `watchpost_refresh` (Path=/api/v1/auth) and left out of the body; /auth/refresh and /auth/logout called with `{}` use that cookie, rotate or clear it, and also leave the refresh token out of the body.
+     *
+     *     Access: public.
+     */
+    post: operations['refreshToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/logout': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * End a session
+     * @description Ends the session: revokes the refresh token and its whole family, and every access token of that session is refused from the next request on (access tokens name their session; each request checks it). Its live streams are closed within seconds. Cookie flow (browsers): with `refresh_cookie: true` at login the refresh token is set as the httpOnly, SameSite=Strict cookie `watchpost_refresh` (Path=/api/v1/auth) and left out of the body; /auth/refresh and /auth/logout called with `{}` use that cookie, rotate or clear it, and also leave the refresh token out of the body.
+     *
+     *     Access: public.
+     */
+    post: operations['logout'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/auth/me': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The logged-in user
+     * @description Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['getMe'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List users
+     * @description Access: admin only.
+     *
+     *     Access: admin only.
+     */
+    get: operations['listUsers'];
+    put?: never;
+    /**
+     * Create a user
+     * @description Usernames are stored lower-case and match ^[a-z0-9][a-z0-9._@-]{0,63}$. Passwords: at least 12 characters.
+     *
+     *     Access: admin only.
+     */
+    post: operations['createUser'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Change a user’s role and/or active flag
+     * @description Takes effect at once: the user’s existing access tokens are refused on their next request (role mismatch or inactive). 409 LAST_ADMIN when the change would leave no active admin.
+     *
+     *     Access: admin only.
+     */
+    patch: operations['updateUser'];
+    trace?: never;
+  };
+  '/api/v1/users/{id}/password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reset a user’s password
+     * @description Every access and refresh token issued to the user before is refused from now on.
+     *
+     *     Access: admin only.
+     */
+    post: operations['setUserPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/settings/event-types': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Severity overrides and visibility per event type
+     * @description Access: admin only.
+     *
+     *     Access: admin only.
+     */
+    get: operations['listEventTypeSettings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/settings/event-types/{type}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /**
+     * Set the severity override and visibility of an event type
+     * @description severity_override null = the severity sent by the agent. The override applies at read time, so also to events already stored, and in correlation for new events. visible=false hides the type from events lists, dashboard, hosts and problems.
+     *
+     *     Access: admin only.
+     */
+    put: operations['putEventTypeSetting'];
+    post?: never;
+    /**
+     * Remove the settings of an event type (back to the agent’s severity, visible)
+     * @description Access: admin only.
+     */
+    delete: operations['deleteEventTypeSetting'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/settings/ui': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * UI settings
+     * @description Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['getUiSettings'];
+    /**
+     * Change UI settings
+     * @description Access: admin only.
+     */
+    put: operations['putUiSettings'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/audit': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Audit log
+     * @description Logins (success, failure, rate limit), refresh-token reuse, logouts, user changes, setting changes, API key changes and host deletions. `action` matches by prefix on dot boundaries (`auth.login` matches `auth.login.failure`). For the next page pass `before_id` = the last id of this page.
+     *
+     *     Access: admin only.
+     *
+     *     Access: admin only.
+     */
+    get: operations['listAuditLog'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/api-keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List agent API keys
+     * @description Access: admin only.
+     *
+     *     Access: admin only.
+     */
+    get: operations['listApiKeys'];
+    put?: never;
+    /**
+     * Create an agent API key
+     * @description The key is in this answer only; just its sha256 is stored.
+     *
+     *     Access: admin only.
+     */
+    post: operations['createApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/api-keys/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke an agent API key
+     * @description Access: admin only.
+     */
+    delete: operations['revokeApiKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List events, newest first
+     * @description Filters combine with AND. `severity` matches the severity after the per-type override. `type` matches the type itself and every type below it (`rdg.connection` matches `rdg.connection.success`, ...). `from`/`to` are inclusive bounds on occurred_at: an ISO 8601 date (a whole UTC day) or a date-time. Types hidden by the visibility setting are left out. `total` is exact (an event delivered twice is counted once).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['listEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/events/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One event with its full JSON
+     * @description Events of hidden types are returned too (hidden: true); only lists leave them out.
+     *
+     *     Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['getEvent'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hosts': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List hosts
+     * @description `search` matches hostname or display name (case-insensitive substring). Status is computed when read: online while the last heartbeat/daily report (or first event) is at most SERVICE_HEARTBEAT_STALE_MINUTES old. Sorted by hostname.
+     *
+     *     Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['listHosts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hosts/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One host
+     * @description Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['getHost'];
+    put?: never;
+    post?: never;
+    /**
+     * Delete a host with its problems and events
+     * @description Deletes the host record and its problems (with timelines) in Postgres, then submits a ClickHouse mutation deleting its events (ALTER TABLE events DELETE; ClickHouse applies it in the background, usually within seconds). The host is recreated by the next event its agent sends. Audited as host.delete.
+     *
+     *     Access: admin only.
+     */
+    delete: operations['deleteHost'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/problems': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List problems, newest first
+     * @description Metrics rule: with `created_within_hours` and no `status`, the list holds only open and acknowledged problems created in that window; resolved ones of the window are counted apart in `counts.resolved`. An explicit `status` is honoured as given. `counts` has every status under the other filters. Severity is matched after the per-type override; problems of hidden types are left out. `type` matches the type and every type below it.
+     *
+     *     Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['listProblems'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/problems/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One problem with its event timeline
+     * @description Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['getProblem'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/problems/{id}/acknowledge': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Acknowledge a problem (open -> acknowledged)
+     * @description 409 CONFLICT when the state machine refuses: acknowledge is allowed only from open, resolve from open or acknowledged. details.reason is ALREADY_ACKNOWLEDGED or ALREADY_RESOLVED, details.status the current status.
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    post: operations['acknowledgeProblem'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/problems/{id}/resolve': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Resolve a problem (open or acknowledged -> resolved, resolved_by manual)
+     * @description 409 CONFLICT when the state machine refuses: acknowledge is allowed only from open, resolve from open or acknowledged. details.reason is ALREADY_ACKNOWLEDGED or ALREADY_RESOLVED, details.status the current status.
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    post: operations['resolveProblem'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/dashboards/summary': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Dashboard figures of the last 24 hours
+     * @description Event figures cover events whose occurred_at is within the last 24 hours, types hidden by the visibility setting left out everywhere (heartbeat and daily-report counters included), severities after the per-type override.
+     *
+     *     Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['getDashboardSummary'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/stream/events': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Live dashboard counters (server-sent events)
+     * @description text/event-stream. Frames: `event: ready` once at connect (data {"keepalive_seconds"}), then `event: events` (data {"kind":"events","at","total","severity":{info,warning,high,critical},"daily_reports","heartbeats"}: increments per ingested batch), `event: problems` (data {"kind":"problems","action":"opened|reopened|acknowledged|resolved","problem":{...}}) and `event: hosts` (data {"kind":"hosts","hostname","status":"online|stale|removed","previous","counts":{total,online,stale}}). A comment line `: keep-alive` every SERVICE_STREAM_KEEPALIVE_SECONDS (15). Browsers authenticate with `new EventSource("/api/v1/stream/events?access_token=<JWT>")`; the Authorization header works too.
+     *
+     *     Access: any logged-in user (monitor or admin). The access token may also be passed as the `access_token` query parameter (EventSource cannot send headers).
+     *
+     *     Access: any logged-in user (monitor or admin). The access token may also be passed as the `access_token` query parameter (EventSource cannot send headers).
+     */
+    get: operations['streamEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+  schemas: never;
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+  login: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          username: string;
+          password: string;
+          /** @description true: the refresh token goes into an httpOnly cookie (browsers) */
+          refresh_cookie?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description JWT (HS256); send as `Authorization: Bearer <token>` */
+            access_token: string;
+            /** @description opaque; single use, rotated by /auth/refresh. Absent in the cookie flow (then in the watchpost_refresh cookie) */
+            refresh_token?: string;
+            /** @enum {string} */
+            token_type: 'Bearer';
+            /** @description seconds until the access token expires */
+            expires_in: number;
+            /** @description seconds until the refresh token expires */
+            refresh_expires_in: number;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CREDENTIALS */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED: too many failed logins for this username or address; see the Retry-After header (seconds) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAVAILABLE: too many password verifications at once */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  refreshToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description required unless the browser sends the watchpost_refresh cookie (cookie flow) */
+          refresh_token?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description JWT (HS256); send as `Authorization: Bearer <token>` */
+            access_token: string;
+            /** @description opaque; single use, rotated by /auth/refresh. Absent in the cookie flow (then in the watchpost_refresh cookie) */
+            refresh_token?: string;
+            /** @enum {string} */
+            token_type: 'Bearer';
+            /** @description seconds until the access token expires */
+            expires_in: number;
+            /** @description seconds until the refresh token expires */
+            refresh_expires_in: number;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  logout: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description required unless the browser sends the watchpost_refresh cookie (cookie flow) */
+          refresh_token?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description logged out (also for an unknown token) */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getMe: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            username: string;
+            /** @enum {string} */
+            role: 'admin' | 'monitor';
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listUsers: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              id: number;
+              username: string;
+              /** @enum {string} */
+              role: 'admin' | 'monitor';
+              active: boolean;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  createUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          username: string;
+          password: string;
+          /** @enum {string} */
+          role: 'admin' | 'monitor';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            username: string;
+            /** @enum {string} */
+            role: 'admin' | 'monitor';
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description USER_EXISTS */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  updateUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string} */
+          role?: 'admin' | 'monitor';
+          active?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            username: string;
+            /** @enum {string} */
+            role: 'admin' | 'monitor';
+            active: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description LAST_ADMIN */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  setUserPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description password changed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listEventTypeSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              type: string;
+              /** @enum {string|null} */
+              severity_override: 'info' | 'warning' | 'high' | 'critical' | null;
+              visible: boolean;
+              /** Format: date-time */
+              updated_at: string;
+              updated_by: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  putEventTypeSetting: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @enum {string|null} */
+          severity_override: 'info' | 'warning' | 'high' | 'critical' | null;
+          visible: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            type: string;
+            /** @enum {string|null} */
+            severity_override: 'info' | 'warning' | 'high' | 'critical' | null;
+            visible: boolean;
+            /** Format: date-time */
+            updated_at: string;
+            updated_by: string | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteEventTypeSetting: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        type: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getUiSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description show system statistics in the sidebar */
+            sidebar_stats: boolean;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  putUiSettings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description show system statistics in the sidebar */
+          sidebar_stats: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description show system statistics in the sidebar */
+            sidebar_stats: boolean;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listAuditLog: {
+    parameters: {
+      query?: {
+        limit?: number;
+        before_id?: number;
+        action?: string;
+        actor?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              id: number;
+              /** Format: date-time */
+              at: string;
+              actor: string | null;
+              address: string | null;
+              action: string;
+              target: string | null;
+              details: {
+                [key: string]: unknown;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listApiKeys: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              id: number;
+              name: string;
+              /** @description first characters of the key, to recognise it */
+              prefix: string;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              revoked_at: string | null;
+              /** Format: date-time */
+              last_used_at: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  createApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            key: string;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  revokeApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description revoked */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND: no active key with this id */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listEvents: {
+    parameters: {
+      query?: {
+        /** @description exact hostname */
+        hostname?: string;
+        /** @description one severity or a comma list, e.g. high,critical */
+        severity?: string;
+        /** @description occurred_at from (inclusive): YYYY-MM-DD or ISO 8601 date-time */
+        from?: string;
+        /** @description occurred_at to (inclusive): YYYY-MM-DD (whole day) or ISO 8601 date-time */
+        to?: string;
+        /** @description type prefix on dot boundaries, e.g. rdg.connection */
+        type?: string;
+        /** @description 1-based page number */
+        page?: number;
+        /** @description rows per page (max 500) */
+        page_size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description rows matching the filters (all pages) */
+            total: number;
+            page: number;
+            page_size: number;
+            items: {
+              /** Format: uuid */
+              event_id: string;
+              /**
+               * Format: date-time
+               * @description time on the host (UTC, second precision)
+               */
+              occurred_at: string;
+              /**
+               * Format: date-time
+               * @description time the service received it (UTC, second precision)
+               */
+              received_at: string;
+              hostname: string;
+              display_name?: string;
+              os_family?: string;
+              /** @description agent product: ssh-monitor or rdp-login-monitor */
+              product?: string;
+              /** @description source.product_version of the event */
+              agent_version?: string;
+              category?: string;
+              type: string;
+              /**
+               * @description severity after the per-type override
+               * @enum {string}
+               */
+              severity: 'info' | 'warning' | 'high' | 'critical';
+              /** @description severity as the agent sent it */
+              stored_severity?: string;
+              title: string;
+              summary?: string;
+              tags?: string[];
+              /** @description user the event is about, taken from `details` at store time (empty when none) */
+              actor_user?: string;
+              /** @description remote address named in `details` (empty when none) */
+              source_ip?: string;
+              /** @description true on the 302 and 303 events of an RD Gateway flap pair */
+              flap: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getEvent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            event_id: string;
+            /**
+             * Format: date-time
+             * @description time on the host (UTC, second precision)
+             */
+            occurred_at: string;
+            /**
+             * Format: date-time
+             * @description time the service received it (UTC, second precision)
+             */
+            received_at: string;
+            hostname: string;
+            display_name?: string;
+            os_family?: string;
+            /** @description agent product: ssh-monitor or rdp-login-monitor */
+            product?: string;
+            /** @description source.product_version of the event */
+            agent_version?: string;
+            category?: string;
+            type: string;
+            /**
+             * @description severity after the per-type override
+             * @enum {string}
+             */
+            severity: 'info' | 'warning' | 'high' | 'critical';
+            /** @description severity as the agent sent it */
+            stored_severity?: string;
+            title: string;
+            summary?: string;
+            tags?: string[];
+            /** @description user the event is about, taken from `details` at store time (empty when none) */
+            actor_user?: string;
+            /** @description remote address named in `details` (empty when none) */
+            source_ip?: string;
+            /** @description true on the 302 and 303 events of an RD Gateway flap pair */
+            flap: boolean;
+            /** @description the type is hidden from lists by the visibility setting */
+            hidden: boolean;
+            /** @description the full event as sent by the agent (schema v1) */
+            event: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listHosts: {
+    parameters: {
+      query?: {
+        search?: string;
+        status?: 'online' | 'stale';
+        /** @description 1-based page number */
+        page?: number;
+        /** @description rows per page (max 500) */
+        page_size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description rows matching the filters (all pages) */
+            total: number;
+            page: number;
+            page_size: number;
+            items: {
+              id: number;
+              hostname: string;
+              display_name?: string | null;
+              /**
+               * @description computed when read from the last heartbeat
+               * @enum {string}
+               */
+              status: 'online' | 'stale';
+              os_family?: string;
+              os_version?: string | null;
+              fqdn?: string | null;
+              ipv4?: string | null;
+              product?: string;
+              agent_version: string;
+              /** Format: date-time */
+              first_seen?: string;
+              /**
+               * Format: date-time
+               * @description receive time of the latest event of any type
+               */
+              last_seen: string;
+              /**
+               * Format: date-time
+               * @description receive time of the latest agent.heartbeat or report.daily.* event
+               */
+              last_heartbeat?: string | null;
+              ssh_admin_ok?: boolean;
+              /** @description open and acknowledged problems of visible types */
+              live_problems?: number;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getHost: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            hostname: string;
+            display_name?: string | null;
+            /**
+             * @description computed when read from the last heartbeat
+             * @enum {string}
+             */
+            status: 'online' | 'stale';
+            os_family?: string;
+            os_version?: string | null;
+            fqdn?: string | null;
+            ipv4?: string | null;
+            product?: string;
+            agent_version: string;
+            /** Format: date-time */
+            first_seen?: string;
+            /**
+             * Format: date-time
+             * @description receive time of the latest event of any type
+             */
+            last_seen: string;
+            /**
+             * Format: date-time
+             * @description receive time of the latest agent.heartbeat or report.daily.* event
+             */
+            last_heartbeat?: string | null;
+            ssh_admin_ok?: boolean;
+            /** @description open and acknowledged problems of visible types */
+            live_problems?: number;
+            ipv6?: string | null;
+            timezone?: string | null;
+            agent_instance_id?: string | null;
+            internal_address?: string | null;
+            /** Format: date-time */
+            status_changed_at?: string | null;
+            inventory?: {
+              /** @description latest hardware snapshot (agent.inventory): any JSON, null when none */
+              hardware?: unknown;
+              /** @description latest software snapshot (agent.inventory): any JSON, null when none */
+              software?: unknown;
+              /** Format: date-time */
+              at?: string | null;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  deleteHost: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            hostname: string;
+            problems_deleted: number;
+            /**
+             * @description the ClickHouse mutation was accepted
+             * @enum {string}
+             */
+            events: 'deletion_submitted';
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listProblems: {
+    parameters: {
+      query?: {
+        /** @description one status or a comma list */
+        status?: string;
+        /** @description exact hostname */
+        host?: string;
+        /** @description type prefix on dot boundaries */
+        type?: string;
+        /** @description one of info, warning, high, critical or a comma list */
+        severity?: string;
+        created_within_hours?: number;
+        /** @description 1-based page number */
+        page?: number;
+        /** @description rows per page (max 500) */
+        page_size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description rows matching the filters (all pages) */
+            total: number;
+            page: number;
+            page_size: number;
+            counts: {
+              open: number;
+              acknowledged: number;
+              resolved: number;
+            };
+            items: {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              status: 'open' | 'acknowledged' | 'resolved';
+              /** @description host|type|rule */
+              fingerprint?: string;
+              /** @description hostname */
+              host: string;
+              /** @description id of the host record (null once the host was deleted) */
+              host_id?: number | null;
+              display_name?: string | null;
+              type: string;
+              rule?: string;
+              title?: string;
+              /**
+               * @description after the per-type override
+               * @enum {string}
+               */
+              severity: 'info' | 'warning' | 'high' | 'critical';
+              stored_severity?: string;
+              /** @description correlated events */
+              count: number;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              last_seen: string;
+              /** Format: date-time */
+              acknowledged_at?: string | null;
+              acknowledged_by?: string | null;
+              /** Format: date-time */
+              resolved_at?: string | null;
+              /** @enum {string|null} */
+              resolved_by?: 'manual' | 'auto' | null;
+              resolved_by_user?: string | null;
+              reopened_count?: number;
+              rdg_flap: boolean;
+              details?: {
+                [key: string]: unknown;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getProblem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: 'open' | 'acknowledged' | 'resolved';
+            /** @description host|type|rule */
+            fingerprint?: string;
+            /** @description hostname */
+            host: string;
+            /** @description id of the host record (null once the host was deleted) */
+            host_id?: number | null;
+            display_name?: string | null;
+            type: string;
+            rule?: string;
+            title?: string;
+            /**
+             * @description after the per-type override
+             * @enum {string}
+             */
+            severity: 'info' | 'warning' | 'high' | 'critical';
+            stored_severity?: string;
+            /** @description correlated events */
+            count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_seen: string;
+            /** Format: date-time */
+            acknowledged_at?: string | null;
+            acknowledged_by?: string | null;
+            /** Format: date-time */
+            resolved_at?: string | null;
+            /** @enum {string|null} */
+            resolved_by?: 'manual' | 'auto' | null;
+            resolved_by_user?: string | null;
+            reopened_count?: number;
+            rdg_flap: boolean;
+            details?: {
+              [key: string]: unknown;
+            };
+            /** @description events of the problem, oldest first */
+            timeline: {
+              /** Format: uuid */
+              event_id: string;
+              /** Format: date-time */
+              occurred_at: string;
+              /** Format: date-time */
+              received_at?: string;
+              type: string;
+              severity: string;
+              title: string;
+              flap: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  acknowledgeProblem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: 'open' | 'acknowledged' | 'resolved';
+            /** @description host|type|rule */
+            fingerprint?: string;
+            /** @description hostname */
+            host: string;
+            /** @description id of the host record (null once the host was deleted) */
+            host_id?: number | null;
+            display_name?: string | null;
+            type: string;
+            rule?: string;
+            title?: string;
+            /**
+             * @description after the per-type override
+             * @enum {string}
+             */
+            severity: 'info' | 'warning' | 'high' | 'critical';
+            stored_severity?: string;
+            /** @description correlated events */
+            count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_seen: string;
+            /** Format: date-time */
+            acknowledged_at?: string | null;
+            acknowledged_by?: string | null;
+            /** Format: date-time */
+            resolved_at?: string | null;
+            /** @enum {string|null} */
+            resolved_by?: 'manual' | 'auto' | null;
+            resolved_by_user?: string | null;
+            reopened_count?: number;
+            rdg_flap: boolean;
+            details?: {
+              [key: string]: unknown;
+            };
+            /** @description events of the problem, oldest first */
+            timeline: {
+              /** Format: uuid */
+              event_id: string;
+              /** Format: date-time */
+              occurred_at: string;
+              /** Format: date-time */
+              received_at?: string;
+              type: string;
+              severity: string;
+              title: string;
+              flap: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description CONFLICT: the problem state does not allow it */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  resolveProblem: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: 'open' | 'acknowledged' | 'resolved';
+            /** @description host|type|rule */
+            fingerprint?: string;
+            /** @description hostname */
+            host: string;
+            /** @description id of the host record (null once the host was deleted) */
+            host_id?: number | null;
+            display_name?: string | null;
+            type: string;
+            rule?: string;
+            title?: string;
+            /**
+             * @description after the per-type override
+             * @enum {string}
+             */
+            severity: 'info' | 'warning' | 'high' | 'critical';
+            stored_severity?: string;
+            /** @description correlated events */
+            count: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            last_seen: string;
+            /** Format: date-time */
+            acknowledged_at?: string | null;
+            acknowledged_by?: string | null;
+            /** Format: date-time */
+            resolved_at?: string | null;
+            /** @enum {string|null} */
+            resolved_by?: 'manual' | 'auto' | null;
+            resolved_by_user?: string | null;
+            reopened_count?: number;
+            rdg_flap: boolean;
+            details?: {
+              [key: string]: unknown;
+            };
+            /** @description events of the problem, oldest first */
+            timeline: {
+              /** Format: uuid */
+              event_id: string;
+              /** Format: date-time */
+              occurred_at: string;
+              /** Format: date-time */
+              received_at?: string;
+              type: string;
+              severity: string;
+              title: string;
+              flap: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description CONFLICT: the problem state does not allow it */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getDashboardSummary: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: date-time */
+            generated_at: string;
+            /** @description occurred_at window of the event figures: [from, to] */
+            window: {
+              /** Format: date-time */
+              from?: string;
+              /** Format: date-time */
+              to?: string;
+              hours?: number;
+            };
+            /** @description events of visible types in the window */
+            events_24h: number;
+            /** @description events in the window by severity after the per-type override */
+            severity: {
+              info: number;
+              warning: number;
+              high: number;
+              critical: number;
+            };
+            /** @description events per UTC hour (hours without events are left out) */
+            events_by_hour: {
+              hour: string;
+              events: number;
+            }[];
+            /** @description the 10 hosts with the most events in the window */
+            top_hosts: {
+              hostname: string;
+              display_name?: string | null;
+              events: number;
+            }[];
+            /** @description the 10 most frequent types in the window */
+            top_event_types: {
+              type: string;
+              events: number;
+            }[];
+            /** @description events of type report.daily.* in the window */
+            daily_reports_24h: number;
+            heartbeats: {
+              /** @description agent.heartbeat events in the window */
+              events_24h: number;
+              /** @description hosts that sent at least one agent.heartbeat in the window */
+              hosts_24h: number;
+              /**
+               * Format: date-time
+               * @description latest heartbeat/daily report of any host
+               */
+              last_heartbeat_at: string | null;
+            };
+            hosts: {
+              total: number;
+              online: number;
+              stale: number;
+            };
+            /** @description problems in status open (any age) */
+            open_problems: number;
+            /** @description problems in status acknowledged (any age) */
+            acknowledged_problems: number;
+            /** @description metrics rule: problems created in the last 24 h; total = open + acknowledged; resolved counted apart */
+            problems_24h: {
+              open: number;
+              acknowledged: number;
+              total: number;
+              resolved: number;
+            };
+            /** @description the 10 newest events */
+            recent_events: {
+              /** Format: uuid */
+              event_id: string;
+              /**
+               * Format: date-time
+               * @description time on the host (UTC, second precision)
+               */
+              occurred_at: string;
+              /**
+               * Format: date-time
+               * @description time the service received it (UTC, second precision)
+               */
+              received_at: string;
+              hostname: string;
+              display_name?: string;
+              os_family?: string;
+              /** @description agent product: ssh-monitor or rdp-login-monitor */
+              product?: string;
+              /** @description source.product_version of the event */
+              agent_version?: string;
+              category?: string;
+              type: string;
+              /**
+               * @description severity after the per-type override
+               * @enum {string}
+               */
+              severity: 'info' | 'warning' | 'high' | 'critical';
+              /** @description severity as the agent sent it */
+              stored_severity?: string;
+              title: string;
+              summary?: string;
+              tags?: string[];
+              /** @description user the event is about, taken from `details` at store time (empty when none) */
+              actor_user?: string;
+              /** @description remote address named in `details` (empty when none) */
+              source_ip?: string;
+              /** @description true on the 302 and 303 events of an RD Gateway flap pair */
+              flap: boolean;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  streamEvents: {
+    parameters: {
+      query?: {
+        /** @description access JWT (EventSource cannot send headers) */
+        access_token?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description an endless text/event-stream */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': string;
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+}
