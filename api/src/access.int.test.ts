@@ -19,7 +19,12 @@ const sseProbe: FastifyPluginAsync = async (app) => {
 };
 const boom: FastifyPluginAsync = async (app) => {
   app.get('/__test/boom', { config: { access: 'public' }, schema: { tags: ['test'] } }, async () => {
-    throw new Error('connect ECONNREFUSED 10.1.2.3:5432 (user=postgres password=hunter2)');
+    throw new Error('relation "secrets" does not exist (user=postgres password=hunter2 host=10.1.2.3)');
+  });
+  app.get('/__test/down', { config: { access: 'public' }, schema: { tags: ['test'] } }, async () => {
+    throw Object.assign(new Error('connect ECONNREFUSED 10.1.2.3:5432 (user=postgres password=hunter2)'), {
+      code: 'ECONNREFUSED',
+    });
   });
 };
 
@@ -136,7 +141,11 @@ describe('errors', () => {
     const res = await h.app.inject({ url: '/api/v1/__test/boom' });
     expect(res.statusCode).toBe(500);
     expect(res.json()).toEqual({ error: { code: 'INTERNAL', message: 'internal error' } });
-    expect(res.body).not.toMatch(/hunter2|ECONNREFUSED|10\.1\.2\.3/);
+    expect(res.body).not.toMatch(/hunter2|ECONNREFUSED|10\.1\.2\.3|secrets/);
+    // A store that is away is a 503 with Retry-After, and leaks nothing either.
+    const down = await h.app.inject({ url: '/api/v1/__test/down' });
+    expect([down.statusCode, down.json().error.code, down.headers['retry-after']]).toEqual([503, 'UNAVAILABLE', '5']);
+    expect(down.body).not.toMatch(/hunter2|ECONNREFUSED|10\.1\.2\.3/);
   });
 
   it('invalid input gets VALIDATION_FAILED with pointers; bad JSON gets BAD_REQUEST', async () => {

@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import helmet from '@fastify/helmet';
 import { VERSION } from '@watchpost/runtime';
 import type { Access, ApiDeps } from './types.ts';
 import { accessHook, assertRouteAccess, AGENT_KEY_HEADER } from './access.ts';
@@ -83,6 +84,14 @@ export function buildApiApp(deps: ApiDeps, opts: BuildOptions = {}): FastifyPlug
           },
         },
       },
+    });
+    // Security headers on everything the API serves (the UI, the docs, the JSON); the UI and the docs set
+    // their own Content-Security-Policy, the JSON routes a deny-all one (below).
+    await app.register(helmet, { contentSecurityPolicy: false, hsts: { maxAge: 31_536_000, includeSubDomains: true } });
+    // A JSON answer is never a document: nothing may be loaded, run or framed from it.
+    app.addHook('onSend', async (_req, reply) => {
+      if (!reply.hasHeader('content-security-policy') && /json/.test(String(reply.getHeader('content-type') ?? '')))
+        void reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
     });
     await app.register(swaggerUi, { routePrefix: DOCS_PATH });
     await app.register(webStatic, { dir: opts.webDir });

@@ -41,7 +41,10 @@ export const unauthenticated = (message = 'missing or invalid credentials') =>
 export const forbidden = (message = 'your role does not allow this operation') => new ApiError(403, 'FORBIDDEN', message);
 export const notFound = (what = 'resource') => new ApiError(404, 'NOT_FOUND', `${what} not found`);
 
-import { errorBody, type ErrorBody } from '@watchpost/runtime';
+import { errorBody, isDataError, isTransientError, type ErrorBody } from '@watchpost/runtime';
+
+/** Seconds a client is asked to wait after a 503 caused by a store outage. */
+export const RETRY_AFTER_SECONDS = 5;
 
 export { errorBodySchema, type ErrorBody } from '@watchpost/runtime';
 
@@ -67,6 +70,18 @@ export function toErrorResponse(err: unknown): { status: number; body: ErrorBody
       ...(v.params && 'additionalProperty' in v.params ? { property: String(v.params.additionalProperty) } : {}),
     }));
     return { status: 400, body: { error: { code: 'VALIDATION_FAILED', message: `invalid ${where}`, details } }, headers: {} };
+  }
+  if (typeof fe?.statusCode !== 'number') {
+    // A store that is down, hanging or overloaded: 503 with a hint when to come back, never a 500.
+    if (isTransientError(err))
+      return {
+        status: 503,
+        body: errorBody('UNAVAILABLE', 'a store the service depends on is unavailable; try again shortly'),
+        headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+      };
+    // A value the store refuses (an id beyond its range, a date it cannot hold): the request's fault.
+    if (isDataError(err))
+      return { status: 400, body: errorBody('BAD_REQUEST', 'a value in the request is out of range'), headers: {} };
   }
   const status = typeof fe?.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 600 ? fe.statusCode : 500;
   if (status >= 500) {

@@ -17,3 +17,4 @@ export { Lifecycle } from './lifecycle.ts';
 export { registerHealth, type HealthCheck } from './health.ts';
 export { VERSION } from './version.ts';
 export { metrics, counter, gauge, histogram } from './metrics.ts';
+export * from './failures.ts';

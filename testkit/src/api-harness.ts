@@ -36,6 +36,8 @@ export async function createApiHarness(
     env?: Record<string, string>;
     /** Requests with header `x-access-probe` stop right after the access check with status 299 (no handler runs). */
     accessProbe?: boolean;
+    /** Store clients to use instead of the test's own (e.g. through a TCP proxy that a test cuts). */
+    stores?: (config: Config) => Partial<Pick<ApiDeps, 'pg' | 'redis' | 'clickhouse'>>;
   } = {},
 ): Promise<ApiHarness> {
   // testConfig gives the test its own BullMQ prefix and Redis key prefix.
@@ -69,6 +71,7 @@ export async function createApiHarness(
       ...opts.auth,
     },
     verifyAgentKey: async (key) => (await verifyApiKey(stores.pg, key)) !== null,
+    ...opts.stores?.(config),
   };
   const app = Fastify({ logger: false, trustProxy: trustProxyOption(config.trustProxy) }); // as ops/src/launcher.ts
   const routes: RouteInfo[] = [];

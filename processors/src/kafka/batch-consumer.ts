@@ -23,7 +23,7 @@ import { PartitionBuffer, type BufferedBatch } from './partition-buffer.ts';
 import { CommitTracker, tpKey } from './commit-tracker.ts';
 import { DeadLetterWriter } from './dead-letter-writer.ts';
 import { applyIsolating, SystemicFailure } from './isolate.ts';
-import { isTransientError } from './errors.ts';
+import { isTransientError } from '@watchpost/runtime';
 
 /** A decoded message of one input. `envelope` is the decoded value (the name of the events input's value). */
 export interface DecodedMessage<T = EventEnvelope> {

@@ -4,7 +4,7 @@
 // failures (connection lost, deadlock, timeout) are waited out and never make poison. No I/O of its
 // own: `apply` writes, `wait` sleeps (and may throw to give up, e.g. at shutdown).
 
-import { describeError, isDataError, isTransientError } from './errors.ts';
+import { describeError, isDataError, isTransientError } from '@watchpost/runtime';
 
 export interface IsolationOptions {
   /** Non-transient failures of the whole batch before it is split (and of a single message before it is poison). */

@@ -1,6 +1,6 @@
-// Which sink failures are worth waiting out (the dependency is away or busy) and which belong to the
-// data being written (the same message will fail again). The batch consumer retries the first kind
-// forever with backoff and never dead-letters for them; the second kind is isolated to the message.
+// Which failures are worth waiting out (a dependency away, busy or in a deadlock) and which belong to
+// the data (the same request or message will fail again). The batch consumer retries the first kind
+// forever and never dead-letters for them (the second kind is isolated); the API answers 503 for the first.
 
 const TRANSIENT_NODE_CODES = new Set([
   'ECONNREFUSED',
@@ -40,7 +40,7 @@ function dataPgCode(code: string): boolean {
 }
 
 const TRANSIENT_MESSAGE =
-  /connection (terminated|refused|reset|closed|lost|timeout)|timeout|timed out|socket hang up|ECONNRESET|ECONNREFUSED|too many connections|the database system is (starting up|shutting down)|Stream isn't writeable|Connection is closed|LOADING Redis|READONLY|TRYAGAIN|CLUSTERDOWN|MEMORY_LIMIT_EXCEEDED|TOO_MANY_SIMULTANEOUS_QUERIES/i;
+  /connection (terminated|refused|reset|closed|lost|timeout)|max retries per request|timeout|timed out|socket hang up|ECONNRESET|ECONNREFUSED|too many connections|the database system is (starting up|shutting down)|Stream isn't writeable|Connection is closed|LOADING Redis|READONLY|TRYAGAIN|CLUSTERDOWN|MEMORY_LIMIT_EXCEEDED|TOO_MANY_SIMULTANEOUS_QUERIES/i;
 
 function fields(err: unknown): { code?: unknown; name?: unknown; message?: unknown; retriable?: unknown; cause?: unknown } {
   return typeof err === 'object' && err !== null ? (err as Record<string, unknown>) : {};

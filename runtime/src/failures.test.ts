@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeError, isDataError, isTransientError } from './errors.ts';
+import { describeError, isDataError, isTransientError } from './failures.ts';
 
 const withCode = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
