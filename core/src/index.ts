@@ -9,3 +9,4 @@ export * from './users/passwords.ts';
 export * from './users/password-policy.ts';
 export * from './audit.ts';
 export * from './pg-safe.ts';
+export * from './retention.ts';

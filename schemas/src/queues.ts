@@ -29,4 +29,8 @@ export interface NotificationJobs {
 }
 
 /** Job names of the scheduler queue (each a BullMQ job scheduler; one run cluster-wide per tick). */
-export const SCHEDULED_JOBS = { livenessScan: 'liveness-scan', eventsRollup: 'events-hourly-rollup' } as const;
+export const SCHEDULED_JOBS = {
+  livenessScan: 'liveness-scan',
+  eventsRollup: 'events-hourly-rollup',
+  postgresRetention: 'postgres-retention',
+} as const;

@@ -8,6 +8,7 @@ import { SCHEDULED_JOBS, SCHEDULER_QUEUE } from '@watchpost/schemas';
 import { runLivenessScan } from '../correlate/liveness.ts';
 import { recordScan } from '../correlate/metrics.ts';
 import { runHourlyRollup } from '../store/rollup.ts';
+import { pruneByAge } from '@watchpost/core';
 
 export interface ScheduledJob {
   /** Job scheduler id and job name. */
@@ -18,6 +19,7 @@ export interface ScheduledJob {
 
 export const LIVENESS_SCAN_JOB = SCHEDULED_JOBS.livenessScan;
 export const EVENTS_ROLLUP_JOB = SCHEDULED_JOBS.eventsRollup;
+export const POSTGRES_RETENTION_JOB = SCHEDULED_JOBS.postgresRetention;
 
 export const scheduledJobs: ScheduledJob[] = [
   {
@@ -38,6 +40,16 @@ export const scheduledJobs: ScheduledJob[] = [
     async run(ctx) {
       const r = await runHourlyRollup(ctx.clients.clickhouse, ctx.config.clickhouseDatabase);
       return { hours: r.hours, watermark: r.watermark.toISOString() };
+    },
+  },
+  {
+    // Tables that grew forever, pruned by age (core/src/retention.ts).
+    name: POSTGRES_RETENTION_JOB,
+    everyMs: () => 3600_000,
+    async run(ctx) {
+      const r = await pruneByAge(ctx.clients.pg, ctx.config.postgresRetention);
+      if (r.ledger + r.outbox + r.audit + r.refreshTokens > 0) ctx.log.info({ job: POSTGRES_RETENTION_JOB, ...r }, 'retention');
+      return r;
     },
   },
 ];

@@ -10,7 +10,7 @@ import { envelope } from '@watchpost/testkit/correlate';
 import { waitFor } from '@watchpost/testkit';
 import { queryRows } from '@watchpost/runtime';
 import { sql } from '@watchpost/runtime';
-import { EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB, schedulerRole } from './index.ts';
+import { EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB, POSTGRES_RETENTION_JOB, schedulerRole } from './index.ts';
 
 let stores: TestStores;
 const prefix = uniqueTestName('sched');
@@ -59,7 +59,9 @@ describe('scheduler role', () => {
     }
     const queue = createQueue(stores.config, SCHEDULER_QUEUE, createRedis(stores.config.redisUrl, { forBullmq: true }));
     try {
-      expect((await queue.getJobSchedulers()).map((s) => s.key).sort()).toEqual([EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB].sort());
+      expect((await queue.getJobSchedulers()).map((s) => s.key).sort()).toEqual(
+        [EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB, POSTGRES_RETENTION_JOB].sort(),
+      );
       await waitFor(
         'three completed scans',
         () => queue.getCompletedCount(),
@@ -75,7 +77,7 @@ describe('scheduler role', () => {
       ]);
       // One job per tick, never two runs for the same tick.
       const jobs = await queue.getJobs(['completed'], 0, 100);
-      for (const name of [LIVENESS_SCAN_JOB, EVENTS_ROLLUP_JOB]) {
+      for (const name of [LIVENESS_SCAN_JOB, EVENTS_ROLLUP_JOB, POSTGRES_RETENTION_JOB]) {
         const ticks = jobs.filter((j) => j.name === name).map((j) => j.timestamp);
         expect(ticks.length).toBeGreaterThan(0);
         expect(new Set(ticks).size).toBe(ticks.length);

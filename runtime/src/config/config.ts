@@ -95,6 +95,8 @@ export interface Config {
   livenessScanIntervalSeconds: number;
   /** period of the exact hourly events rollup (scheduler role) */
   eventsRollupIntervalSeconds: number;
+  /** Postgres retention (scheduler role, hourly): correlate ledger, sent outbox rows, audit log, spent refresh tokens. */
+  postgresRetention: { ledgerHours: number; outboxSentDays: number; auditDays: number; refreshTokenDays: number };
   /** Redis key prefix of every BullMQ queue (one per deployment; tests use their own). */
   queuePrefix: string;
   bootstrapApiKey: string | undefined;
@@ -287,6 +289,13 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     },
     livenessScanIntervalSeconds: int(env, 'SERVICE_LIVENESS_SCAN_INTERVAL_SECONDS', 60, 1, 3600),
     eventsRollupIntervalSeconds: int(env, 'SERVICE_EVENTS_ROLLUP_INTERVAL_SECONDS', 30, 1, 3600),
+    postgresRetention: {
+      // Above the events topic's 7-day retention: an event Kafka can still redeliver is still in the ledger.
+      ledgerHours: int(env, 'SERVICE_LEDGER_RETENTION_HOURS', 192, 169, 24 * 3650),
+      outboxSentDays: int(env, 'SERVICE_OUTBOX_RETENTION_DAYS', 7, 1, 3650),
+      auditDays: int(env, 'SERVICE_AUDIT_RETENTION_DAYS', 365, 1, 36_500),
+      refreshTokenDays: int(env, 'SERVICE_REFRESH_TOKEN_RETENTION_DAYS', 1, 0, 3650),
+    },
     queuePrefix: str(env, 'BULLMQ_PREFIX', 'watchpost'),
     stream: {
       channel: `${prefix}${LIVE_CHANNEL_BASE}`,
