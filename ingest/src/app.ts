@@ -437,6 +437,7 @@ export async function buildIngestApp(opts: {
   redis: Redis;
   pg: Pool;
   kafka: Kafka;
+  sink?: EventSink;
 }): Promise<{ app: FastifyInstance; ingest: IngestService }> {
   const ingest = createIngest(opts);
   const app = Fastify({
