@@ -112,7 +112,10 @@ export class ApiKeyVerifier {
   /** Set while lookups fail: known keys are then answered from the cache without waiting. */
   private failingSince: number | undefined;
 
-  constructor(pool: Pool, opts: { ttlMs: number; staleMs?: number; lookupTimeoutMs?: number; maxEntries?: number; log?: Logger }) {
+  constructor(
+    pool: Pool,
+    opts: { ttlMs: number; staleMs?: number; lookupTimeoutMs?: number; maxEntries?: number; log?: Logger },
+  ) {
     this.pool = pool;
     this.ttlMs = opts.ttlMs;
     this.staleMs = opts.staleMs ?? 0;

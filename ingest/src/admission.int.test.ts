@@ -36,7 +36,14 @@ async function appWith(
   open.push(built.app);
   if (sink) {
     // The real Kafka sink behind a slower front door: requests stay in flight long enough to overlap.
-    const slowed = await buildIngestApp({ config, log: memoryLogger().log, redis, pg: stores.pg, kafka, sink: sink(built.ingest.sink) });
+    const slowed = await buildIngestApp({
+      config,
+      log: memoryLogger().log,
+      redis,
+      pg: stores.pg,
+      kafka,
+      sink: sink(built.ingest.sink),
+    });
     open.push(slowed.app);
     return { ...slowed, key: (await createApiKey(stores.pg, 'admission')).key };
   }
@@ -47,14 +54,16 @@ function post(app: FastifyInstance, key: string, body: string, url = '/api/v1/ev
   return app.inject({ method: 'POST', url, headers: { 'x-api-key': key, 'content-type': 'application/json' }, payload: body });
 }
 
-const delayed = (ms: number) => (real: EventSink): EventSink => ({
-  send: async (m) => {
-    await new Promise((r) => setTimeout(r, ms));
-    await real.send(m);
-  },
-  ready: () => real.ready(),
-  close: async () => {},
-});
+const delayed =
+  (ms: number) =>
+  (real: EventSink): EventSink => ({
+    send: async (m) => {
+      await new Promise((r) => setTimeout(r, ms));
+      await real.send(m);
+    },
+    ready: () => real.ready(),
+    close: async () => {},
+  });
 
 describe('per-key rate limit (token bucket)', () => {
   it('60 concurrent posts against a burst of 20: 20 accepted, the rest 429 with Retry-After; another key is not affected', async () => {
@@ -125,7 +134,10 @@ describe('events and bytes in flight', () => {
     const lines = () => Array.from({ length: 20 }, () => JSON.stringify(sampleEvent()));
     const a = lines();
     const b = lines();
-    const [ra, rb] = await Promise.all([post(app, key, a.join('\n'), '/api/v1/events/batch'), post(app, key, b.join('\n'), '/api/v1/events/batch')]);
+    const [ra, rb] = await Promise.all([
+      post(app, key, a.join('\n'), '/api/v1/events/batch'),
+      post(app, key, b.join('\n'), '/api/v1/events/batch'),
+    ]);
     expect([ra.statusCode, rb.statusCode].sort()).toEqual([200, 503]);
     const refused = ra.statusCode === 503 ? a : b;
     const claimed = await Promise.all(refused.map((l) => ingest.claims.state(JSON.parse(l).event_id)));

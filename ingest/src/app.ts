@@ -307,7 +307,11 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
               .code(422)
               .send(errorBody('INVALID_BATCH', 'the body holds no events; expected NDJSON, one event per line'));
           }
-          const checked = lines.map(({ line, text }) => ({ line, text, checked: text === undefined ? undefined : parseAndValidate(text) }));
+          const checked = lines.map(({ line, text }) => ({
+            line,
+            text,
+            checked: text === undefined ? undefined : parseAndValidate(text),
+          }));
           const valid = checked.reduce((n, c) => (c.checked?.ok ? n + 1 : n), 0);
           // Admission for the whole batch before any line is appended: all or nothing.
           const held = admitted.get(req)!;

@@ -11,12 +11,9 @@ export interface RedisTimeouts {
 export const DEFAULT_REDIS_TIMEOUTS: RedisTimeouts = { connectMs: 5000, commandMs: 5000 };
 
 /** BullMQ needs maxRetriesPerRequest null on the connections it blocks on. */
-export function createRedis(
-  url: string,
-  opts: { forBullmq?: boolean; timeouts?: RedisTimeouts } = {},
-): Redis {
+export function createRedis(url: string, opts: { forBullmq?: boolean; timeouts?: RedisTimeouts } = {}): Redis {
   const t = opts.timeouts ?? DEFAULT_REDIS_TIMEOUTS;
-  return new Redis(url, {
+  const redis = new Redis(url, {
     maxRetriesPerRequest: opts.forBullmq ? null : 3,
     enableReadyCheck: true,
     lazyConnect: false,
@@ -24,4 +21,8 @@ export function createRedis(
     // A Redis that accepts and then never answers must not hold a request: the command fails instead.
     ...(opts.forBullmq ? {} : { commandTimeout: t.commandMs }),
   });
+  // Connection errors surface on the commands (and ioredis reconnects); without a listener ioredis
+  // prints each one as an unhandled error event.
+  redis.on('error', () => {});
+  return redis;
 }
