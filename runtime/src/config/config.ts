@@ -216,6 +216,19 @@ function ingestProvisionalMs(env: Env): number {
   return provisional;
 }
 
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[?::1\]?)$/i;
+
+/** Warnings a process logs at start (and the migration prints): settings that are fine only on the local stack. */
+export function startupWarnings(config: Pick<Config, 'kafkaBrokers' | 'kafkaReplicationFactor'>): string[] {
+  const out: string[] = [];
+  const local = config.kafkaBrokers.every((b) => LOOPBACK.test(b.slice(0, b.lastIndexOf(':'))));
+  if (config.kafkaReplicationFactor === 1 && !local)
+    out.push(
+      'KAFKA_REPLICATION_FACTOR is 1 with brokers outside the local stack: topics the migration creates keep one copy, so losing that broker loses accepted events; set 3 (and KAFKA_MIN_INSYNC_REPLICAS 2) on a cluster',
+    );
+  return out;
+}
+
 /** min.insync.replicas must not exceed the replication factor (writes with acks=all would always fail). */
 function kafkaReplication(env: Env): { rf: number; isr: number } {
   const rf = int(env, 'KAFKA_REPLICATION_FACTOR', 1, 1, 16);
