@@ -125,6 +125,8 @@ export class IngestPipeline {
           if (n === 0) this.keysInFlight.delete(k);
           else this.keysInFlight.set(k, n);
         }
+        // Events held back behind this send may go now, without waiting for this batch's commit.
+        if (this.queue.length > 0) this.immediate ??= setImmediate(() => this.flush());
       };
       this.inFlight++;
       const run = this.process(batch, releaseKeys).finally(() => {
