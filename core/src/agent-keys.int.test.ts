@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('agent API keys (Postgres)', () => {
-  it('generates a key once when none exists: printed once, written 0600, stored hashed', async () => {
+  it('generates a key once when none exists: written 0600, never printed (the line says where it is), stored hashed', async () => {
     const printed: string[] = [];
     const stateDir = stores.config.stateDir;
     expect(await ensureBootstrapKey(stores.pg, { bootstrapApiKey: undefined, stateDir, print: (l) => printed.push(l) })).toBe(
@@ -33,7 +33,9 @@ describe('agent API keys (Postgres)', () => {
     const key = (await readFile(file, 'utf8')).trim();
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(printed).toHaveLength(1);
-    expect(printed[0]).toContain(key);
+    expect(printed[0]).not.toContain(key);
+    expect(printed[0]).not.toContain(key.slice(4, 20));
+    expect(printed[0]).toContain(file);
     const rows = await stores.pg.query('SELECT name, key_hash, prefix FROM api_keys');
     expect(rows.rows).toEqual([{ name: 'bootstrap', key_hash: hashApiKey(key), prefix: key.slice(0, 12) }]);
     expect(JSON.stringify(rows.rows)).not.toContain(key);

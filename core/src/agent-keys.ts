@@ -73,51 +73,125 @@ export async function verifyApiKey(pool: Pool, key: string): Promise<{ id: numbe
   return r.rows[0] ?? null;
 }
 
+/** Postgres could not answer a key check (down, too slow): the caller answers 503, not 401. */
+export class KeyCheckUnavailable extends Error {
+  constructor(cause: unknown) {
+    super(`agent key check unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'KeyCheckUnavailable';
+  }
+}
+
+interface CachedKey {
+  id: number;
+  expires: number;
+  /** Last time Postgres said this key is active. */
+  verifiedAt: number;
+}
+
 /**
  * Verifies keys with a short in-memory cache so the hot path does not query Postgres per request.
  * Results (valid and invalid) live `ttlMs`: a revoked key stops working within that time, a new key
  * that was tried before it existed works after it. last_used_at is written at most once a minute per key.
+ *
+ * Postgres down or hanging: a lookup fails after `lookupTimeoutMs` with KeyCheckUnavailable. A key
+ * Postgres confirmed within the last `ttlMs + staleMs` keeps working from the cache meanwhile (and
+ * without waiting on Postgres again while it is failing); any other key gets KeyCheckUnavailable.
  */
 export class ApiKeyVerifier {
   private readonly pool: Pool;
   private readonly ttlMs: number;
+  private readonly staleMs: number;
+  private readonly lookupTimeoutMs: number;
   private readonly maxEntries: number;
-  private readonly cache = new Map<string, { id: number | null; expires: number }>();
+  /** Active keys: bounded by the keys in the table, never cleared by a flood of wrong ones. */
+  private readonly valid = new Map<string, CachedKey>();
+  private readonly invalid = new Map<string, number>();
   private readonly pending = new Map<string, Promise<number | null>>();
   private readonly lastTouched = new Map<number, number>();
   private readonly log: Logger | undefined;
+  /** Set while lookups fail: known keys are then answered from the cache without waiting. */
+  private failingSince: number | undefined;
 
-  constructor(pool: Pool, opts: { ttlMs: number; maxEntries?: number; log?: Logger }) {
+  constructor(
+    pool: Pool,
+    opts: { ttlMs: number; staleMs?: number; lookupTimeoutMs?: number; maxEntries?: number; log?: Logger },
+  ) {
     this.pool = pool;
     this.ttlMs = opts.ttlMs;
+    this.staleMs = opts.staleMs ?? 0;
+    this.lookupTimeoutMs = opts.lookupTimeoutMs ?? 5000;
     this.maxEntries = opts.maxEntries ?? 10_000;
     this.log = opts.log;
   }
 
-  /** The key id when the key is active, else null. Synchronous on a cache hit. */
+  /** The key id when the key is active, else null. Synchronous on a cache hit. Rejects with KeyCheckUnavailable. */
   verify(key: string): number | null | Promise<number | null> {
     const hash = hashApiKey(key);
     const now = Date.now();
-    const hit = this.cache.get(hash);
+    const hit = this.valid.get(hash);
     if (hit && hit.expires > now) {
-      if (hit.id !== null) this.touch(hit.id, now);
+      this.touch(hit.id, now);
       return hit.id;
     }
+    if (!hit && (this.invalid.get(hash) ?? 0) > now) return null;
+    const usable = hit !== undefined && now - hit.verifiedAt <= this.ttlMs + this.staleMs;
+    if (usable && this.failingSince !== undefined) {
+      // Postgres is failing: answer from the cache at once and let one lookup find out whether it is back.
+      this.lookup(hash).catch(() => {});
+      return hit.id;
+    }
+    return this.lookup(hash).catch((err: unknown) => {
+      if (usable) return hit.id;
+      throw err;
+    });
+  }
+
+  private lookup(hash: string): Promise<number | null> {
     let p = this.pending.get(hash);
     if (!p) {
-      p = this.lookup(hash).finally(() => this.pending.delete(hash));
+      p = this.query(hash).finally(() => this.pending.delete(hash));
       this.pending.set(hash, p);
     }
     return p;
   }
 
-  private async lookup(hash: string): Promise<number | null> {
-    const r = await this.pool.query<{ id: number }>('SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [hash]);
-    const id = r.rows[0]?.id ?? null;
-    // Bounded: a flood of wrong keys must not grow memory without limit.
-    if (this.cache.size >= this.maxEntries) this.cache.clear();
-    if (this.ttlMs > 0) this.cache.set(hash, { id, expires: Date.now() + this.ttlMs });
-    if (id !== null) this.touch(id, Date.now());
+  private async query(hash: string): Promise<number | null> {
+    let timer: NodeJS.Timeout | undefined;
+    let id: number | null;
+    try {
+      const q = this.pool.query<{ id: number }>('SELECT id FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL', [hash]);
+      q.catch(() => {}); // a late failure after the timeout below
+      const r = await Promise.race([
+        q,
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(() => reject(new Error(`no answer within ${this.lookupTimeoutMs} ms`)), this.lookupTimeoutMs);
+        }),
+      ]);
+      id = r.rows[0]?.id ?? null;
+    } catch (err) {
+      if (this.failingSince === undefined) {
+        this.failingSince = Date.now();
+        this.log?.warn({ err }, 'agent key check failing: known keys are accepted from the cache for a bounded time');
+      }
+      throw new KeyCheckUnavailable(err);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (this.failingSince !== undefined) {
+      this.failingSince = undefined;
+      this.log?.info('agent key check answers again');
+    }
+    const now = Date.now();
+    if (id === null) {
+      this.valid.delete(hash);
+      // Bounded: a flood of wrong keys must not grow memory without limit.
+      if (this.invalid.size >= this.maxEntries) this.invalid.clear();
+      if (this.ttlMs > 0) this.invalid.set(hash, now + this.ttlMs);
+    } else {
+      this.invalid.delete(hash);
+      if (this.ttlMs > 0 || this.staleMs > 0) this.valid.set(hash, { id, expires: now + this.ttlMs, verifiedAt: now });
+      this.touch(id, now);
+    }
     return id;
   }
 
@@ -133,7 +207,8 @@ export class ApiKeyVerifier {
 /**
  * Makes sure one agent key exists after the first start. SERVICE_BOOTSTRAP_API_KEY, when set, is
  * registered (once; a revoked one stays revoked). Otherwise, when the table holds no key at all, one
- * is generated, printed once on stdout and written to `<stateDir>/bootstrap-api-key` (mode 0600).
+ * is generated and written to `<stateDir>/bootstrap-api-key` (mode 0600); the printed line says where
+ * it is, never the key itself (logs are collected and kept where secrets must not be).
  * Returns what happened, for the caller's log line (never the key).
  */
 export async function ensureBootstrapKey(
@@ -173,7 +248,7 @@ export async function ensureBootstrapKey(
   if (generated) {
     const print = opts.print ?? ((line: string) => process.stdout.write(`${line}\n`));
     print(
-      `watchpost: generated the bootstrap agent API key (shown once; also in ${join(opts.stateDir, BOOTSTRAP_KEY_FILE)}): ${generated}`,
+      `watchpost: generated the bootstrap agent API key; read it from ${join(opts.stateDir, BOOTSTRAP_KEY_FILE)} (mode 0600, readable by the service user only)`,
     );
   }
   return outcome;

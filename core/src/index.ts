@@ -4,6 +4,7 @@ export * from './problems/store.ts';
 export * from './type-settings.ts';
 export * from './hosts/status.ts';
 export * from './agent-keys.ts';
+export * from './secret-policy.ts';
 export * from './users/users.ts';
 export * from './users/passwords.ts';
 export * from './users/password-policy.ts';

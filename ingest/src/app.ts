@@ -16,8 +16,10 @@ import type { Pool } from 'pg';
 import { validateEvent, type EventV1, type ValidationError } from '@watchpost/schemas';
 import { counter, type Config, type Logger } from '@watchpost/runtime';
 import { ApiKeyVerifier } from '@watchpost/core';
+import { InFlightLimiter, KeyRateLimiter } from './admission.ts';
 import { ClaimStore } from './claims.ts';
 import { KafkaEventSink, type EventSink } from './kafka-sink.ts';
+import { splitNdjson } from './ndjson.ts';
 import { IngestPipeline, type Outcome } from './pipeline.ts';
 
 export const EVENTS_PATH = '/api/v1/events';
@@ -25,11 +27,20 @@ export const BATCH_PATH = '/api/v1/events/batch';
 /** Seconds an agent is asked to wait after a 503. */
 export const RETRY_AFTER_SECONDS = 5;
 
-export const INGEST_OUTCOMES = ['created', 'duplicate', 'rejected', 'unavailable', 'unauthorized', 'too_large'] as const;
+export const INGEST_OUTCOMES = [
+  'created',
+  'duplicate',
+  'rejected',
+  'unavailable',
+  'unauthorized',
+  'too_large',
+  'rate_limited',
+] as const;
 export type IngestOutcome = (typeof INGEST_OUTCOMES)[number];
 const eventsTotal = counter('ingest_events_total', 'Ingest outcomes (one per event; batch lines count one each)', ['outcome']);
 
 export interface KeyVerifier {
+  /** The key's id, null for an unknown or revoked key; throws (rejects) when it cannot tell (then 503). */
   verify(key: string): number | null | Promise<number | null>;
 }
 
@@ -38,6 +49,15 @@ export interface IngestDeps {
   log: Logger;
   pipeline: IngestPipeline;
   keys: KeyVerifier;
+  rate: KeyRateLimiter;
+  inFlight: InFlightLimiter;
+}
+
+/** What a request holds of the in-flight caps (released when its response is done or the client left). */
+interface Admitted {
+  keyId: number;
+  events: number;
+  bytes: number;
 }
 
 /** The key from `X-API-Key` or `Authorization: Bearer <key>`. */
@@ -89,7 +109,8 @@ export function envelopeValue(receivedAt: string, eventJson: string): string {
 }
 
 export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
-  const { config, log, pipeline, keys } = deps;
+  const { config, log, pipeline, keys, rate, inFlight } = deps;
+  const admitted = new WeakMap<FastifyRequest, Admitted>();
   // The outcome line holds event_id, hostname, outcome and our own reason text, never a credential;
   // the redaction pass of the service logger nearly doubled the cost of this once-per-event line.
   const outcomeLog = log.child({}, { redact: [] });
@@ -126,15 +147,33 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
     return { status: 503, event_id, error: { code: 'UNAVAILABLE', message: 'event store temporarily unavailable; retry later' } };
   }
 
+  function unavailable(reply: FastifyReply, message: string) {
+    return reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).send(errorBody('UNAVAILABLE', message));
+  }
+
+  function rateLimited(reply: FastifyReply, waitSeconds: number) {
+    return reply
+      .code(429)
+      .header('retry-after', String(waitSeconds))
+      .send(errorBody('RATE_LIMITED', `too many events for this agent key; retry after ${waitSeconds} s`));
+  }
+
   return async (app: FastifyInstance) => {
     // Bodies arrive as text whatever their content type: malformed JSON must be a 422 with our
     // error shape, not fastify's 400/415.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
+    // Before the body is read: key check, the key's rate limit, and the process's in-flight caps.
     app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
       const key = agentKey(req.headers);
-      const id = key ? await keys.verify(key) : null;
+      let id: number | null;
+      try {
+        id = key ? await keys.verify(key) : null;
+      } catch {
+        record('unavailable', { reason: 'agent key check unavailable' });
+        return unavailable(reply, 'agent key check temporarily unavailable; retry later');
+      }
       if (id === null) {
         record('unauthorized', { reason: key ? 'unknown or revoked API key' : 'missing API key' });
         return reply
@@ -142,6 +181,26 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
           .header('www-authenticate', 'Bearer')
           .send(errorBody('UNAUTHORIZED', 'a valid agent API key is required in X-API-Key or Authorization: Bearer'));
       }
+      const isBatch = req.routeOptions.url === BATCH_PATH;
+      // One event pays at once; a batch is refused here only when the bucket is empty, and pays for
+      // its lines once they are counted.
+      const wait = isBatch ? rate.check(id) : rate.take(id, 1);
+      if (wait > 0) {
+        record('rate_limited', { reason: `agent key ${id} over ${rate.ratePerSecond} events/s` });
+        return rateLimited(reply, wait);
+      }
+      // The declared length (or the route's limit when none is declared) is held until the answer.
+      const limit = isBatch ? config.ingest.batchMaxBytes : config.ingest.maxBodyBytes;
+      const declared = Number(req.headers['content-length']);
+      const bytes = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, limit) : limit;
+      const events = isBatch ? 0 : 1;
+      if (!inFlight.tryAcquire(events, bytes)) {
+        record('unavailable', { reason: 'ingest at capacity (events or bytes in flight)' });
+        return unavailable(reply, 'ingest is at capacity; retry later');
+      }
+      const held: Admitted = { keyId: id, events, bytes };
+      admitted.set(req, held);
+      reply.raw.once('close', () => inFlight.release(held.events, held.bytes));
     });
 
     app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
@@ -207,85 +266,112 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
       },
     );
 
-    app.post(
-      BATCH_PATH,
-      {
-        bodyLimit: config.ingest.batchMaxBytes,
-        config: { access: 'agent' },
-        schema: {
-          tags: ['ingest'],
-          summary: `Ingest up to ${config.ingest.batchMaxEvents} events as NDJSON (one event per line)`,
-        },
-      },
-      async (req, reply) => {
-        const receivedAt = new Date().toISOString();
-        const text = (req.body as string | undefined) ?? '';
-        const lines = text.split('\n');
-        let count = 0;
-        for (const l of lines) if (l.trim() !== '') count++;
-        if (count > config.ingest.batchMaxEvents) {
-          record('too_large', { reason: `batch of ${count} events` });
-          return reply.code(413).send(
-            errorBody('BATCH_TOO_LARGE', `at most ${config.ingest.batchMaxEvents} events per batch, got ${count}`, {
-              max_events: config.ingest.batchMaxEvents,
-            }),
-          );
+    // The batch route parses its body as a stream of lines (ndjson.ts), in its own context so that
+    // the single-event route keeps the plain text parser.
+    await app.register(async (batchApp) => {
+      batchApp.removeAllContentTypeParsers();
+      batchApp.addContentTypeParser('*', async (req: FastifyRequest, payload: AsyncIterable<Buffer>) => {
+        const declared = Number(req.headers['content-length']);
+        if (Number.isFinite(declared) && declared > config.ingest.batchMaxBytes) {
+          throw Object.assign(new Error(`a batch may take at most ${config.ingest.batchMaxBytes} bytes`), { statusCode: 413 });
         }
-        if (count === 0) {
-          record('rejected', { reason: 'empty batch' });
-          return reply
-            .code(422)
-            .send(errorBody('INVALID_BATCH', 'the body holds no events; expected NDJSON, one event per line'));
-        }
-        const pending: Promise<LineResult & { line: number }>[] = [];
-        lines.forEach((raw, i) => {
-          const line = i + 1;
-          if (raw.trim() === '') return;
-          if (Buffer.byteLength(raw) > config.ingest.maxBodyBytes) {
-            record('too_large', { reason: `line ${line} over ${config.ingest.maxBodyBytes} bytes` });
-            pending.push(
-              Promise.resolve({
-                line,
-                status: 413,
-                error: { code: 'PAYLOAD_TOO_LARGE', message: `an event may take at most ${config.ingest.maxBodyBytes} bytes` },
-              }),
-            );
-            return;
-          }
-          const checked = parseAndValidate(raw);
-          if (!checked.ok) {
-            record('rejected', {
-              ...checked.id,
-              reason: `line ${line}: ${checked.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}`,
-            });
-            pending.push(
-              Promise.resolve({
-                line,
-                status: 422,
-                ...(checked.id.event_id ? { event_id: checked.id.event_id } : {}),
-                error: { code: 'INVALID_EVENT', message: 'not one valid event (schema v1)', details: { errors: checked.errors } },
-              }),
-            );
-            return;
-          }
-          const ev = checked.event;
-          pending.push(ingestOne(ev, raw.trim(), receivedAt).then((o) => ({ line, ...toLine(ev.event_id, o) })));
+        return splitNdjson(payload, {
+          maxBytes: config.ingest.batchMaxBytes,
+          maxLineBytes: config.ingest.maxBodyBytes,
+          maxEvents: config.ingest.batchMaxEvents,
         });
-        const results = await Promise.all(pending);
-        const summary = { created: 0, duplicate: 0, rejected: 0, unavailable: 0 };
-        for (const r of results) {
-          if (r.status === 201) summary.created++;
-          else if (r.status === 409) summary.duplicate++;
-          else if (r.status === 503) summary.unavailable++;
-          else summary.rejected++;
-        }
-        // Any line the event log could not take makes the whole answer a 503 (with every line's
-        // result): retrying the whole batch is safe, stored lines then answer 409.
-        if (summary.unavailable > 0) reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS));
-        else reply.code(200);
-        return reply.send({ ...summary, results });
-      },
-    );
+      });
+      batchApp.post(
+        BATCH_PATH,
+        {
+          config: { access: 'agent' },
+          schema: {
+            tags: ['ingest'],
+            summary: `Ingest up to ${config.ingest.batchMaxEvents} events as NDJSON (one event per line)`,
+          },
+        },
+        async (req, reply) => {
+          const receivedAt = new Date().toISOString();
+          const { lines, count } = (req.body as Awaited<ReturnType<typeof splitNdjson>> | undefined) ?? { lines: [], count: 0 };
+          if (count > config.ingest.batchMaxEvents) {
+            record('too_large', { reason: `batch of ${count} events` });
+            return reply.code(413).send(
+              errorBody('BATCH_TOO_LARGE', `at most ${config.ingest.batchMaxEvents} events per batch, got ${count}`, {
+                max_events: config.ingest.batchMaxEvents,
+              }),
+            );
+          }
+          if (count === 0) {
+            record('rejected', { reason: 'empty batch' });
+            return reply
+              .code(422)
+              .send(errorBody('INVALID_BATCH', 'the body holds no events; expected NDJSON, one event per line'));
+          }
+          const checked = lines.map(({ line, text }) => ({
+            line,
+            text,
+            checked: text === undefined ? undefined : parseAndValidate(text),
+          }));
+          const valid = checked.reduce((n, c) => (c.checked?.ok ? n + 1 : n), 0);
+          // Admission for the whole batch before any line is appended: all or nothing.
+          const held = admitted.get(req)!;
+          if (!inFlight.tryAcquire(valid, 0)) {
+            record('unavailable', { reason: 'ingest at capacity (events in flight)' });
+            return unavailable(reply, 'ingest is at capacity; retry later');
+          }
+          held.events += valid;
+          const wait = rate.take(held.keyId, count);
+          if (wait > 0) {
+            record('rate_limited', { reason: `agent key ${held.keyId} over ${rate.ratePerSecond} events/s (batch of ${count})` });
+            return rateLimited(reply, wait);
+          }
+          const pending: Promise<LineResult & { line: number }>[] = [];
+          for (const { line, text, checked: c } of checked) {
+            if (c === undefined) {
+              record('too_large', { reason: `line ${line} over ${config.ingest.maxBodyBytes} bytes` });
+              pending.push(
+                Promise.resolve({
+                  line,
+                  status: 413,
+                  error: { code: 'PAYLOAD_TOO_LARGE', message: `an event may take at most ${config.ingest.maxBodyBytes} bytes` },
+                }),
+              );
+              continue;
+            }
+            if (!c.ok) {
+              record('rejected', {
+                ...c.id,
+                reason: `line ${line}: ${c.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}`,
+              });
+              pending.push(
+                Promise.resolve({
+                  line,
+                  status: 422,
+                  ...(c.id.event_id ? { event_id: c.id.event_id } : {}),
+                  error: { code: 'INVALID_EVENT', message: 'not one valid event (schema v1)', details: { errors: c.errors } },
+                }),
+              );
+              continue;
+            }
+            const ev = c.event;
+            pending.push(ingestOne(ev, text!.trim(), receivedAt).then((o) => ({ line, ...toLine(ev.event_id, o) })));
+          }
+          const results = await Promise.all(pending);
+          const summary = { created: 0, duplicate: 0, rejected: 0, unavailable: 0 };
+          for (const r of results) {
+            if (r.status === 201) summary.created++;
+            else if (r.status === 409) summary.duplicate++;
+            else if (r.status === 503) summary.unavailable++;
+            else summary.rejected++;
+          }
+          // Any line the event log could not take makes the whole answer a 503 (with every line's
+          // result): retrying the whole batch is safe, stored lines then answer 409.
+          if (summary.unavailable > 0) reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS));
+          else reply.code(200);
+          return reply.send({ ...summary, results });
+        },
+      );
+    });
   };
 }
 
@@ -294,6 +380,8 @@ export interface IngestService {
   pipeline: IngestPipeline;
   sink: EventSink;
   claims: ClaimStore;
+  /** Events and bytes this process holds now (tests, diagnostics). */
+  inFlight: InFlightLimiter;
   /** Drains queued and in-flight events, then disconnects the producer. */
   close(): Promise<void>;
 }
@@ -325,9 +413,17 @@ export function createIngest(opts: {
     // Wait for another request's provisional claim about as long as its produce may take.
     pendingWaitMs: ic.produceTimeoutMs + 1000,
   });
-  const keys = new ApiKeyVerifier(opts.pg, { ttlMs: ic.keyCacheSeconds * 1000, log });
+  const keys = new ApiKeyVerifier(opts.pg, {
+    ttlMs: ic.keyCacheSeconds * 1000,
+    staleMs: ic.keyStaleSeconds * 1000,
+    lookupTimeoutMs: ic.produceTimeoutMs,
+    log,
+  });
+  const rate = new KeyRateLimiter(ic.ratePerKey, ic.rateBurst);
+  const inFlight = new InFlightLimiter(ic.maxInFlightEvents, ic.maxInFlightBytes);
   return {
-    routes: ingestRoutes({ config, log, pipeline, keys }),
+    routes: ingestRoutes({ config, log, pipeline, keys, rate, inFlight }),
+    inFlight,
     pipeline,
     sink,
     claims,
@@ -345,6 +441,7 @@ export async function buildIngestApp(opts: {
   redis: Redis;
   pg: Pool;
   kafka: Kafka;
+  sink?: EventSink;
 }): Promise<{ app: FastifyInstance; ingest: IngestService }> {
   const ingest = createIngest(opts);
   const app = Fastify({

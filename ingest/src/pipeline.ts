@@ -63,6 +63,8 @@ export class IngestPipeline {
   private immediate: NodeJS.Immediate | undefined;
   private inFlight = 0;
   private readonly running = new Set<Promise<void>>();
+  /** Kafka key (hostname) -> batches in flight carrying it. */
+  private readonly keysInFlight = new Map<string, number>();
   /** event_id (lower case) -> outcome of the request that carries it in this process right now. */
   private readonly local = new Map<string, Promise<Outcome>>();
   private readonly instance = randomBytes(6).toString('base64url');
@@ -91,7 +93,9 @@ export class IngestPipeline {
 
   private enqueue(p: Pending): void {
     this.queue.push(p);
-    if (this.queue.length >= this.o.maxBatch) this.flush();
+    // At each multiple only: events held back behind their host's batch in flight stay queued, and a
+    // flush per enqueue would rescan them every time.
+    if (this.queue.length % this.o.maxBatch === 0) this.flush();
     else if (this.inFlight === 0) {
       // Idle: go as soon as this turn of the event loop has read what arrived with it.
       this.immediate ??= setImmediate(() => this.flush());
@@ -108,9 +112,25 @@ export class IngestPipeline {
       this.immediate = undefined;
     }
     while (this.queue.length > 0 && this.inFlight < this.o.maxInFlight) {
-      const batch = this.queue.splice(0, this.o.maxBatch);
+      const batch = this.take();
+      if (batch.length === 0) break; // every queued event waits for a batch of its host in flight
+      const keys = batch.map((b) => b.key);
+      for (const k of keys) this.keysInFlight.set(k, (this.keysInFlight.get(k) ?? 0) + 1);
+      let released = false;
+      const releaseKeys = (): void => {
+        if (released) return;
+        released = true;
+        for (const k of keys) {
+          const n = this.keysInFlight.get(k)! - 1;
+          if (n === 0) this.keysInFlight.delete(k);
+          else this.keysInFlight.set(k, n);
+        }
+        // Events held back behind this send may go now, without waiting for this batch's commit.
+        if (this.queue.length > 0) this.immediate ??= setImmediate(() => this.flush());
+      };
       this.inFlight++;
-      const run = this.process(batch).finally(() => {
+      const run = this.process(batch, releaseKeys).finally(() => {
+        releaseKeys();
         this.inFlight--;
         this.running.delete(run);
         if (this.queue.length > 0 && !this.timer) this.flush();
@@ -119,7 +139,30 @@ export class IngestPipeline {
     }
   }
 
-  private async process(batch: Pending[]): Promise<void> {
+  /**
+   * The next batch, in queue order, without any host (Kafka key) that a batch in flight still carries:
+   * a host's later events wait until its earlier ones are acknowledged or failed, so they reach Kafka
+   * in the order ingest accepted them even when a send is retried (kafkajs retries a failed send as a
+   * whole while later sends may already have landed). Once a host is held back, all its later events are too.
+   */
+  private take(): Pending[] {
+    if (this.keysInFlight.size === 0) return this.queue.splice(0, this.o.maxBatch);
+    const batch: Pending[] = [];
+    const rest: Pending[] = [];
+    const held = new Set<string>();
+    for (const p of this.queue) {
+      if (batch.length < this.o.maxBatch && !this.keysInFlight.has(p.key) && !held.has(p.key)) batch.push(p);
+      else {
+        held.add(p.key);
+        rest.push(p);
+      }
+    }
+    this.queue = rest;
+    return batch;
+  }
+
+  /** releaseKeys: called once the Kafka send settled (later events of these hosts may go then). */
+  private async process(batch: Pending[], releaseKeys: () => void): Promise<void> {
     batchSize.observe(batch.length);
     const token = `p${this.instance}:${this.seq++}`;
     const { claims, sink, log, timeoutMs } = this.o;
@@ -155,8 +198,10 @@ export class IngestPipeline {
     const started = process.hrtime.bigint();
     try {
       await sink.send(mine.map((b) => ({ key: b.key, value: b.value })));
+      releaseKeys();
       produceSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
     } catch (err) {
+      releaseKeys();
       log.warn({ err, events: mine.length }, 'kafka produce failed');
       // Release so the agent's retry is accepted at once (a claim left behind would expire anyway).
       await withTimeout(claims.release(ids, token), timeoutMs, 'release').catch((e: unknown) =>

@@ -34,4 +34,19 @@ describe('docker-compose.yml', () => {
     }
     expect(existsSync(join(repoRoot, 'ops/Dockerfile'))).toBe(true);
   });
+
+  it('the image creates its state folder for the service user and declares it a volume; compose mounts it there', () => {
+    const lines = readFileSync(join(repoRoot, 'ops/Dockerfile'), 'utf8').split('\n');
+    const at = (re: RegExp) => lines.findIndex((l) => re.test(l));
+    const dir = /^ENV SERVICE_STATE_DIR=(\S+)$/.exec(lines[at(/^ENV SERVICE_STATE_DIR=/)] ?? '')?.[1];
+    expect(dir).toBe('/var/lib/watchpost');
+    const run = lines[at(/^RUN mkdir -p \/var\/lib\/watchpost /)] ?? '';
+    expect(run).toContain('chown node:node /var/lib/watchpost');
+    // Created and owned before the switch to the unprivileged user, declared a volume after the chown
+    // (a VOLUME line freezes the folder's content and ownership).
+    expect(at(/^RUN mkdir -p \/var\/lib\/watchpost /)).toBeLessThan(at(/^VOLUME \["\/var\/lib\/watchpost"\]$/));
+    expect(at(/^VOLUME /)).toBeLessThan(at(/^USER node$/));
+    const roles = Object.values(compose.services).filter((s) => s.build && s.command?.[1] === 'ops/src/start.ts');
+    for (const s of roles) expect(s.environment?.SERVICE_STATE_DIR).toBe(dir);
+  });
 });

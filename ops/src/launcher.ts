@@ -1,17 +1,22 @@
 // The composition root: one image, a role chosen at start (`node ops/src/start.ts <role>`, or SERVICE_ROLE).
 // Shutdown order: stop HTTP intake, close roles (consumers drain, producers flush), close clients. Each
 // step is registered as soon as its part exists, so a stop during start-up closes what already runs.
-import Fastify, { LogController } from 'fastify';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
+import { checkConfiguredSecrets } from '@watchpost/core';
 import {
   Clients,
   ConfigError,
   Lifecycle,
   SERVICE_ROLES,
   VERSION,
+  bearerToken,
   createLogger,
+  errorBody,
   loadConfig,
   metrics,
   registerHealth,
+  startupWarnings,
   trustProxyOption,
   type RoleHandle,
 } from '@watchpost/runtime';
@@ -28,6 +33,7 @@ export async function launch(role: string | undefined, opts: LaunchOptions): Pro
   let config;
   try {
     config = loadConfig(process.env, role);
+    checkConfiguredSecrets(config);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`configuration error: ${err.message}\n`);
@@ -38,6 +44,7 @@ export async function launch(role: string | undefined, opts: LaunchOptions): Pro
 
   const log = createLogger(config.logLevel, 'watchpost');
   log.info({ version: VERSION, role: config.role }, 'starting');
+  for (const w of startupWarnings(config)) log.warn(w);
   const lifecycle = new Lifecycle(log);
   lifecycle.handleSignals();
   opts.releaseEarly();
@@ -59,6 +66,28 @@ export async function launch(role: string | undefined, opts: LaunchOptions): Pro
   });
   lifecycle.onClose('http', () => app.close());
 
+  // /metrics on the main listener, or on its own (METRICS_HOST/METRICS_PORT, e.g. an internal
+  // interface only); with METRICS_TOKEN it asks for that bearer token wherever it is served.
+  const digest = (v: string) => createHash('sha256').update(v).digest();
+  const wanted = config.metrics.token === undefined ? undefined : digest(config.metrics.token);
+  const metricsRoute = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (wanted) {
+      const given = bearerToken(req.headers.authorization);
+      if (given === undefined || !timingSafeEqual(digest(given), wanted))
+        return reply.code(401).header('www-authenticate', 'Bearer').send(errorBody('UNAUTHORIZED', 'METRICS_TOKEN required'));
+    }
+    return reply.type(metrics.contentType).send(await metrics.metrics());
+  };
+  let metricsApp: typeof app | undefined;
+  if (config.metrics.port !== undefined) {
+    metricsApp = Fastify({
+      loggerInstance: log as import('fastify').FastifyBaseLogger,
+      logController: new LogController({ disableRequestLogging: true }),
+    });
+    metricsApp.get('/metrics', metricsRoute);
+    lifecycle.onClose('metrics', () => metricsApp!.close());
+  } else app.get('/metrics', metricsRoute);
+
   const names = config.role === 'all' ? SERVICE_ROLES : [config.role];
   const handles: RoleHandle[] = [];
   for (const name of names) {
@@ -73,8 +102,8 @@ export async function launch(role: string | undefined, opts: LaunchOptions): Pro
     Object.fromEntries(handles.flatMap((h) => Object.entries(h.checks ?? {}))),
     Object.fromEntries(handles.flatMap((h) => Object.entries(h.ready ?? {}))),
   );
-  app.get('/metrics', async (_req, reply) => reply.type(metrics.contentType).send(await metrics.metrics()));
   for (const h of handles) if (h.routes) await app.register(h.routes);
   lifecycle.onClose('clients', () => clients.close());
+  if (metricsApp) await metricsApp.listen({ host: config.metrics.host, port: config.metrics.port });
   await app.listen({ host: config.host, port: config.port });
 }

@@ -101,4 +101,30 @@ describe('ops/src/start.ts', () => {
     expect(await p.exited).toBe(2);
     expect(p.output()).toMatch(/SERVICE_HEARTBEAT_STALE_MINUTES: expected an integer/);
   });
+
+  it('refuses a configured secret below the policy, naming the variable and not printing the value', async () => {
+    const p = launch({ SERVICE_JWT_SECRET: 'too-short-secret' });
+    expect(await p.exited).toBe(2);
+    expect(p.output()).toMatch(/configuration error: SERVICE_JWT_SECRET: must be at least 32 bytes/);
+    expect(p.output()).not.toContain('too-short-secret');
+  });
+
+  it('serves /metrics on its own address with a bearer token when METRICS_PORT and METRICS_TOKEN are set', async () => {
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const token = 'metrics-token-for-the-launcher-test-0123456789';
+    const p = launch({ PORT: String(port), METRICS_PORT: String(metricsPort), METRICS_TOKEN: token }, 'ingest');
+    try {
+      expect((await waitForHealth(`http://127.0.0.1:${port}/health`, 60_000)).status).toBe(200);
+      expect((await fetch(`http://127.0.0.1:${port}/metrics`)).status).toBe(404);
+      const url = `http://127.0.0.1:${metricsPort}/metrics`;
+      expect((await fetch(url)).status).toBe(401);
+      expect((await fetch(url, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+      const ok = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
+      expect(ok.status).toBe(200);
+      expect(await ok.text()).toContain('ingest_events_total');
+    } finally {
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+    }
+  });
 });

@@ -5,17 +5,28 @@ import net from 'node:net';
 export interface TcpProxy {
   port: number;
   url: string;
+  /** Refuses new connections and drops the open ones (a server that is down). */
   cut(): void;
+  /** Accepts connections but forwards nothing either way (a server or network that hangs). */
+  hang(): void;
+  /** Back to forwarding; connections that hung are dropped (as their peers would time them out). */
   restore(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   let up = true;
+  let hung = false;
   const sockets = new Set<net.Socket>();
+  const silent = new Set<net.Socket>();
   const server = net.createServer((client) => {
     if (!up) {
       client.destroy();
+      return;
+    }
+    if (hung) {
+      client.on('error', () => {}).pause();
+      silent.add(client);
       return;
     }
     const upstream = net.connect(targetPort, targetHost);
@@ -40,12 +51,24 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       for (const s of sockets) s.destroy();
       sockets.clear();
     },
+    hang() {
+      hung = true;
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+        silent.add(s);
+      }
+    },
     restore() {
       up = true;
+      hung = false;
+      for (const s of silent) s.destroy();
+      silent.clear();
     },
     async close() {
       up = false;
       for (const s of sockets) s.destroy();
+      for (const s of silent) s.destroy();
       await new Promise<void>((r) => server.close(() => r()));
     },
   };

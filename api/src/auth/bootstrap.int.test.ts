@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 describe('first admin', () => {
-  it('is generated once, printed once and written to a 0600 file', async () => {
+  it('is generated once and written to a 0600 file; the printed line names the file, never the password', async () => {
     const printed: string[] = [];
     const cfg = { admin: { username: 'admin', password: undefined }, stateDir: dir };
     expect(await ensureFirstAdmin(stores.pg, cfg, log, (l) => printed.push(l))).toBe('generated');
@@ -30,7 +30,8 @@ describe('first admin', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     const password = (await readFile(file, 'utf8')).trim();
     expect(printed).toHaveLength(1);
-    expect(printed[0]).toContain(password);
+    expect(printed[0]).not.toContain(password);
+    expect(printed[0]).toContain(file);
     const u = await getUserByName(stores.pg, 'admin');
     expect(u).toMatchObject({ role: 'admin', active: true });
     expect(await verifyPassword(password, u!.passwordHash)).toBe(true);

@@ -1,6 +1,6 @@
 // The first admin at first start (no user exists yet): SERVICE_ADMIN_USERNAME / SERVICE_ADMIN_PASSWORD,
-// or, without a password, a generated one printed once on stdout and written to
-// `<stateDir>/initial-admin-password` (mode 0600). An advisory lock keeps two processes from racing.
+// or, without a password, a generated one written to `<stateDir>/initial-admin-password` (mode 0600);
+// the printed line says where it is, never the password. An advisory lock keeps two processes from racing.
 import { randomBytes } from 'node:crypto';
 import { writeSecretFile } from '@watchpost/runtime';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ export async function ensureFirstAdmin(
   if (outcome !== 'exists') log.info({ username: config.admin.username, outcome }, 'first admin user created');
   if (generated) {
     print(
-      `watchpost: created admin user "${config.admin.username}" with a generated password (shown once; also in ${join(config.stateDir, INITIAL_ADMIN_FILE)}): ${generated}`,
+      `watchpost: created admin user "${config.admin.username}" with a generated password; read it from ${join(config.stateDir, INITIAL_ADMIN_FILE)} (mode 0600)`,
     );
   }
   return outcome;

@@ -45,7 +45,15 @@ export async function ensureTopics(admin: Admin, topics: ITopicConfig[]): Promis
   try {
     await admin.createTopics({ topics: missing, waitForLeaders: true });
   } catch (err) {
-    // Another process may have created them between list and create.
-    if (!(err instanceof Error) || !/already exists/i.test(err.message)) throw err;
+    // kafkajs reports per topic; another process may have created some between list and create.
+    const perTopic = (err as { errors?: { topic: string; type?: string; message?: string }[] }).errors;
+    const failed = (perTopic ?? []).filter((e) => e.type !== 'TOPIC_ALREADY_EXISTS');
+    if (perTopic && failed.length === 0) return;
+    if (!perTopic && err instanceof Error && /already exists/i.test(err.message)) return;
+    if (failed.length > 0)
+      throw new Error(`could not create Kafka topics: ${failed.map((e) => `${e.topic}: ${e.type} (${e.message})`).join('; ')}`, {
+        cause: err,
+      });
+    throw err;
   }
 }

@@ -6,8 +6,26 @@ export type PoolClient = pg.PoolClient;
 // BIGINT and COUNT(*) come back as JS numbers: our counts stay far below 2^53.
 pg.types.setTypeParser(20, (v) => Number(v));
 
-export function createPostgres(url: string, max = 10): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max, idleTimeoutMillis: 30_000 });
+export interface PostgresTimeouts {
+  /** Bound on opening a connection (and on waiting for a free one in the pool). */
+  connectMs: number;
+  /** Server-side statement_timeout, and the same bound client-side for a server that stops answering. */
+  statementMs: number;
+}
+
+/** Used when the caller passes none: a Postgres that is down or hangs must never hang a caller. */
+export const DEFAULT_POSTGRES_TIMEOUTS: PostgresTimeouts = { connectMs: 5000, statementMs: 60_000 };
+
+export function createPostgres(url: string, max = 10, timeouts: PostgresTimeouts = DEFAULT_POSTGRES_TIMEOUTS): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: timeouts.connectMs,
+    statement_timeout: timeouts.statementMs,
+    // Client-side: a server (or network) that accepts and then never answers is not covered by statement_timeout.
+    query_timeout: timeouts.statementMs + 1000,
+  });
   pool.on('error', () => {}); // idle-client errors surface on the next query instead of crashing the process
   return pool;
 }

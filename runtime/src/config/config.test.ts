@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, ConfigError } from './config.ts';
+import { loadConfig, ConfigError, startupWarnings } from './config.ts';
 import { localUrls } from './local-stack.ts';
 
 describe('config', () => {
@@ -49,6 +49,10 @@ describe('config', () => {
     ['KAFKA_BROKERS', 'no-port'],
     ['KAFKA_COMPRESSION', 'snappy'],
     ['SERVICE_ROLE', 'janitor'],
+    ['KAFKA_REPLICATION_FACTOR', '0'],
+    ['METRICS_PORT', '0'],
+    ['SERVICE_INGEST_RATE_PER_KEY', '-1'],
+    ['SERVICE_INGEST_MAX_IN_FLIGHT_EVENTS', '0'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     let err: unknown;
     try {
@@ -74,5 +78,35 @@ describe('config', () => {
     expect(() => loadConfig({ SERVICE_TRUST_PROXY: 'true' })).toThrow(/SERVICE_TRUST_PROXY.*forge/);
     expect(() => loadConfig({ SERVICE_TRUST_PROXY: 'proxy.example.org' })).toThrow(/SERVICE_TRUST_PROXY.*proxy\.example\.org/);
     expect(() => loadConfig({ SERVICE_TRUST_PROXY: '99' })).toThrow(/SERVICE_TRUST_PROXY/);
+  });
+
+  it('Kafka replication: 1 by default; min.insync.replicas 2 from 3 replicas on, never above the factor', () => {
+    expect(loadConfig({})).toMatchObject({ kafkaReplicationFactor: 1, kafkaMinInsyncReplicas: 1 });
+    expect(loadConfig({ KAFKA_REPLICATION_FACTOR: '3' })).toMatchObject({ kafkaReplicationFactor: 3, kafkaMinInsyncReplicas: 2 });
+    expect(loadConfig({ KAFKA_REPLICATION_FACTOR: '3', KAFKA_MIN_INSYNC_REPLICAS: '3' }).kafkaMinInsyncReplicas).toBe(3);
+    expect(() => loadConfig({ KAFKA_REPLICATION_FACTOR: '2', KAFKA_MIN_INSYNC_REPLICAS: '3' })).toThrow(
+      /KAFKA_MIN_INSYNC_REPLICAS: must not exceed KAFKA_REPLICATION_FACTOR \(2\)/,
+    );
+  });
+
+  it('warns at start about a replication factor of 1 outside the local stack only', () => {
+    expect(startupWarnings(loadConfig({}))).toEqual([]);
+    expect(startupWarnings(loadConfig({ KAFKA_BROKERS: 'localhost:9092,127.0.0.2:9092' }))).toEqual([]);
+    expect(startupWarnings(loadConfig({ KAFKA_BROKERS: 'kafka-1.example:9092' }))).toEqual([
+      expect.stringMatching(/^KAFKA_REPLICATION_FACTOR is 1 /),
+    ]);
+    expect(startupWarnings(loadConfig({ KAFKA_BROKERS: 'kafka-1.example:9092', KAFKA_REPLICATION_FACTOR: '3' }))).toEqual([]);
+  });
+
+  it('ingest defaults: claims kept 7 days, admission limits on', () => {
+    expect(loadConfig({}).ingest).toMatchObject({
+      claimTtlDays: 7,
+      keyStaleSeconds: 600,
+      ratePerKey: 5000,
+      rateBurst: 50_000,
+      maxInFlightEvents: 20_000,
+      maxInFlightBytes: 64 * 1024 * 1024,
+    });
+    expect(loadConfig({}).metrics).toEqual({ host: '127.0.0.1', port: undefined, token: undefined });
   });
 });

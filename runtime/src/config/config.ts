@@ -53,6 +53,14 @@ export interface Config {
   clickhouseDatabase: string;
   kafkaBrokers: string[];
   kafkaPartitions: number;
+  /** Replication of the topics the migration creates, and their min.insync.replicas. */
+  kafkaReplicationFactor: number;
+  kafkaMinInsyncReplicas: number;
+  /** Connect and statement timeouts of the Postgres pools; connect and command timeouts of Redis. */
+  databaseTimeouts: { connectMs: number; statementMs: number };
+  redisTimeouts: { connectMs: number; commandMs: number };
+  /** METRICS_HOST/METRICS_PORT: /metrics on its own listener (port undefined: on the main one); METRICS_TOKEN: bearer token. */
+  metrics: { host: string; port: number | undefined; token: string | undefined };
   /** Consumer group session timeout; a killed consumer's partitions move after this long. */
   kafkaSessionTimeoutMs: number;
   /** Compression of what ingest appends to events.v1. */
@@ -82,6 +90,14 @@ export interface Config {
     claimProvisionalMs: number;
     claimTtlDays: number;
     keyCacheSeconds: number;
+    /** How long known keys keep working from the cache while Postgres cannot be asked. */
+    keyStaleSeconds: number;
+    /** Token bucket per agent key, in events (0 = no limit). */
+    ratePerKey: number;
+    rateBurst: number;
+    /** Admission caps: events submitted and not yet answered, request body bytes held. */
+    maxInFlightEvents: number;
+    maxInFlightBytes: number;
   };
   /** CONSUMER_BATCH_MAX_BYTES: a processor's batch is flushed at this many bytes too (besides its count and time). */
   consumerBatchMaxBytes: number;
@@ -213,6 +229,32 @@ function ingestProvisionalMs(env: Env): number {
   return provisional;
 }
 
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|localhost|\[?::1\]?)$/i;
+
+/** Warnings a process logs at start (and the migration prints): settings that are fine only on the local stack. */
+export function startupWarnings(config: Pick<Config, 'kafkaBrokers' | 'kafkaReplicationFactor'>): string[] {
+  const out: string[] = [];
+  const local = config.kafkaBrokers.every((b) => LOOPBACK.test(b.slice(0, b.lastIndexOf(':'))));
+  if (config.kafkaReplicationFactor === 1 && !local)
+    out.push(
+      'KAFKA_REPLICATION_FACTOR is 1 with brokers outside the local stack: topics the migration creates keep one copy, so losing that broker loses accepted events; set 3 (and KAFKA_MIN_INSYNC_REPLICAS 2) on a cluster',
+    );
+  return out;
+}
+
+/** min.insync.replicas must not exceed the replication factor (writes with acks=all would always fail). */
+function kafkaReplication(env: Env): { rf: number; isr: number } {
+  const rf = int(env, 'KAFKA_REPLICATION_FACTOR', 1, 1, 16);
+  const isr = int(env, 'KAFKA_MIN_INSYNC_REPLICAS', rf >= 3 ? 2 : 1, 1, 16);
+  if (isr > rf)
+    throw new ConfigError('KAFKA_MIN_INSYNC_REPLICAS', `must not exceed KAFKA_REPLICATION_FACTOR (${rf}), got ${isr}`);
+  return { rf, isr };
+}
+
+function optionalPort(env: Env, name: string): number | undefined {
+  return env[name] === undefined || env[name] === '' ? undefined : int(env, name, 0, 1, 65535);
+}
+
 export function loadConfig(env: Env = process.env, role?: string): Config {
   const brokers = str(env, 'KAFKA_BROKERS', localUrls.kafka)
     .split(',')
@@ -231,6 +273,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
   }
   const prefix = str(env, 'KAFKA_TOPIC_PREFIX', '');
   const topics = topicNames(prefix);
+  const replication = kafkaReplication(env);
   return {
     role: oneOf(role ? { SERVICE_ROLE: role } : env, 'SERVICE_ROLE', ROLES, 'all'),
     host: str(env, 'HOST', '127.0.0.1'),
@@ -244,6 +287,21 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     clickhouseDatabase: str(env, 'CLICKHOUSE_DATABASE', 'watchpost'),
     kafkaBrokers: brokers,
     kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 4, 1, 1024),
+    kafkaReplicationFactor: replication.rf,
+    kafkaMinInsyncReplicas: replication.isr,
+    databaseTimeouts: {
+      connectMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+      statementMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 60_000, 100, 86_400_000),
+    },
+    redisTimeouts: {
+      connectMs: int(env, 'REDIS_CONNECT_TIMEOUT_MS', 5000, 100, 600_000),
+      commandMs: int(env, 'REDIS_COMMAND_TIMEOUT_MS', 5000, 100, 600_000),
+    },
+    metrics: {
+      host: str(env, 'METRICS_HOST', str(env, 'HOST', '127.0.0.1')),
+      port: optionalPort(env, 'METRICS_PORT'),
+      token: env.METRICS_TOKEN || undefined,
+    },
     kafkaSessionTimeoutMs: int(env, 'KAFKA_SESSION_TIMEOUT_MS', 30_000, 6000, 300_000),
     kafkaCompression: oneOf(env, 'KAFKA_COMPRESSION', KAFKA_COMPRESSIONS, 'none'),
     topicPrefix: prefix,
@@ -280,8 +338,15 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       microBatchMaxEvents: int(env, 'SERVICE_INGEST_MICROBATCH_MAX_EVENTS', 1000, 1, 100000),
       produceTimeoutMs: int(env, 'SERVICE_INGEST_PRODUCE_TIMEOUT_MS', 5000, 100, 120_000),
       claimProvisionalMs: ingestProvisionalMs(env),
-      claimTtlDays: int(env, 'SERVICE_INGEST_CLAIM_TTL_DAYS', int(env, 'SERVICE_RETENTION_DAYS', 90, 1), 1),
+      // 7 days: well past how long an agent keeps retrying one event (ingest/README.md, claims);
+      // a resend after that is appended again and stored once by the idempotent sinks.
+      claimTtlDays: int(env, 'SERVICE_INGEST_CLAIM_TTL_DAYS', 7, 1, 3650),
       keyCacheSeconds: int(env, 'SERVICE_INGEST_KEY_CACHE_SECONDS', 5, 0, 3600),
+      keyStaleSeconds: int(env, 'SERVICE_INGEST_KEY_STALE_SECONDS', 600, 0, 86_400),
+      ratePerKey: int(env, 'SERVICE_INGEST_RATE_PER_KEY', 5000, 0, 10_000_000),
+      rateBurst: int(env, 'SERVICE_INGEST_RATE_BURST', 50_000, 1, 100_000_000),
+      maxInFlightEvents: int(env, 'SERVICE_INGEST_MAX_IN_FLIGHT_EVENTS', 20_000, 1, 10_000_000),
+      maxInFlightBytes: int(env, 'SERVICE_INGEST_MAX_IN_FLIGHT_BYTES', 64 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
     },
     correlate: {
       batchSize: int(env, 'CORRELATE_BATCH_SIZE', 1000, 1, 100_000),
