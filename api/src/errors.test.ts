@@ -24,7 +24,7 @@ describe('toErrorResponse', () => {
   });
 
   it.each([
-    [new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2'), 500],
+    [new Error('syntax error at or near "hunter2" in SELECT'), 500],
     [Object.assign(new Error('relation "users" does not exist'), { statusCode: 503 }), 503],
     [Object.assign(new Error('SELECT * FROM secret'), { statusCode: 'x' }), 500],
   ])('hides the internals of a 5xx (%s)', (err, status) => {
@@ -32,6 +32,14 @@ describe('toErrorResponse', () => {
     expect(r.status).toBe(status);
     expect(JSON.stringify(r.body)).not.toMatch(/ECONNREFUSED|hunter2|relation|SELECT/);
     expect(r.body.error.message).toBe('internal error');
+  });
+
+  it('answers a store outage 503 with Retry-After, hiding its internals too', () => {
+    const r = toErrorResponse(
+      Object.assign(new Error('connect ECONNREFUSED 10.0.0.5:5432 password=hunter2'), { code: 'ECONNREFUSED' }),
+    );
+    expect([r.status, r.body.error.code, r.headers['retry-after']]).toEqual([503, 'UNAVAILABLE', '5']);
+    expect(JSON.stringify(r.body)).not.toMatch(/ECONNREFUSED|hunter2|10\.0\.0\.5/);
   });
 
   it.each([
