@@ -8,3 +8,4 @@ export * from './users/users.ts';
 export * from './users/passwords.ts';
 export * from './users/password-policy.ts';
 export * from './audit.ts';
+export * from './actions/index.ts';

@@ -10,3 +10,4 @@ export { insertEventRows } from './store/insert.ts';
 export { ROLLUP_OVERLAP_SECONDS, runHourlyRollup } from './store/rollup.ts';
 export { processBatch, type CorrelateSettings } from './correlate/processor.ts';
 export type { CorrelateEnvelope, CorrelateEvent } from './correlate/rules.ts';
+export { actionsRole, runActionJob } from './actions/index.ts';

@@ -30,3 +30,46 @@ export interface NotificationJobs {
 
 /** Job names of the scheduler queue (each a BullMQ job scheduler; one run cluster-wide per tick). */
 export const SCHEDULED_JOBS = { livenessScan: 'liveness-scan', eventsRollup: 'events-hourly-rollup' } as const;
+
+// Remote actions (api/ACTIONS.md). The API records an `actions` row, then enqueues one job named after its
+// kind with job id `action-<id>`; the `actions` worker role runs it over SSH or WinRM and writes the
+// outcome back to the row. Payloads carry no credentials: the worker reads them from the settings.
+export const ACTION_KINDS = [
+  'winrm.test',
+  'winrm.sessions',
+  'winrm.logoff',
+  'winrm.logoff_user',
+  'ssh.check',
+  'agent.update',
+] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+/** The managed host an action runs on. `address` was validated by the API (DNS name or IP, no port). */
+export interface ActionTarget {
+  host_id: number;
+  hostname: string;
+  address: string;
+  os_family: string;
+}
+
+interface ActionJobBase {
+  action_id: number;
+  target: ActionTarget;
+  /** ISO 8601: the worker refuses to start the job after this (a synchronous caller has given up). */
+  deadline: string;
+}
+
+export type ActionJob =
+  | (ActionJobBase & { kind: 'winrm.test' })
+  | (ActionJobBase & { kind: 'winrm.sessions' })
+  | (ActionJobBase & { kind: 'ssh.check' })
+  | (ActionJobBase & { kind: 'winrm.logoff'; session_id: number })
+  | (ActionJobBase & { kind: 'winrm.logoff_user'; user: string })
+  | (ActionJobBase & {
+      kind: 'agent.update';
+      agent: 'linux' | 'windows';
+      git_url: string;
+      branch: string;
+      /** Windows: signed URL of the zip bundle the host downloads from the service. */
+      bundle_url?: string;
+    });
