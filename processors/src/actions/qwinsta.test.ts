@@ -25,3 +25,19 @@ describe('parseQwinsta', () => {
     expect(parseQwinsta('No session exists for *')).toEqual([]);
   });
 });
+
+describe('parseQwinsta, drifted columns', () => {
+  it('reads users with spaces or digits and ids wider than their column', () => {
+    const out = [
+      ' SESSIONNAME       USERNAME                 ID  STATE   TYPE        DEVICE ',
+      ' rdp-tcp#1         John Smith              12  Active',
+      ' rdp-tcp#2         user2                  123  Disc',
+      '                                        0  Disc',
+    ].join('\r\n');
+    expect(parseQwinsta(out).map((s) => [s.session_name, s.username, s.id, s.state])).toEqual([
+      ['rdp-tcp#1', 'John Smith', 12, 'Active'],
+      ['rdp-tcp#2', 'user2', 123, 'Disc'],
+      ['', '', 0, 'Disc'],
+    ]);
+  });
+});

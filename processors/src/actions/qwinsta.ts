@@ -20,20 +20,18 @@ export function parseQwinsta(output: string): WindowsSession[] {
   const starts: number[] = [];
   const re = /\S+/g;
   for (let m = re.exec(header); m; m = re.exec(header)) starts.push(m.index);
-  // SESSIONNAME, USERNAME, ID (right-aligned under its header's end), STATE, ...
+  // SESSIONNAME ends where the second header token starts; after it: USERNAME (may be empty or hold
+  // spaces), ID, STATE. Only that split uses a position, so a column drifting by a few characters still reads.
   if (starts.length < 4) return [];
   const userStart = starts[1]!;
-  const stateStart = starts[3]!;
   const sessions: WindowsSession[] = [];
   for (const line of lines.slice(headerIdx + 1)) {
     if (line.trim() === '') continue;
     const current = line.startsWith('>');
     const sessionName = line.slice(1, userStart).trim();
-    const middle = line.slice(userStart, stateStart);
-    const m = /^(.*?)\s*(\d+)\s*$/.exec(middle);
+    const m = /^(.*?)(?:^|\s+)(\d+)\s+(\S+)/.exec(line.slice(userStart).trim());
     if (!m) continue;
-    const state = line.slice(stateStart).trim().split(/\s+/)[0] ?? '';
-    sessions.push({ session_name: sessionName, username: m[1]!.trim(), id: Number(m[2]), state, current });
+    sessions.push({ session_name: sessionName, username: m[1]!.trim(), id: Number(m[2]), state: m[3]!, current });
   }
   return sessions;
 }
