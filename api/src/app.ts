@@ -9,6 +9,7 @@ import type { FastifyInstance, FastifyPluginAsync, RouteOptions } from 'fastify'
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { VERSION } from '@watchpost/runtime';
+import { agentPollOpenApiPaths } from '@watchpost/schemas';
 import type { Access, ApiDeps } from './types.ts';
 import { accessHook, assertRouteAccess, AGENT_KEY_HEADER } from './access.ts';
 import { errorBodySchema, errorHandler, notFound } from './errors.ts';
@@ -62,6 +63,11 @@ export interface BuildOptions {
 export function buildApiApp(deps: ApiDeps, opts: BuildOptions = {}): FastifyPluginAsync {
   return async function apiApp(app: FastifyInstance) {
     await app.register(swagger, {
+      // The agent poll is served by ingest; its reference for agent authors belongs in this document too.
+      transformObject: (doc) =>
+        'openapiObject' in doc
+          ? { ...doc.openapiObject, paths: { ...doc.openapiObject.paths, ...(agentPollOpenApiPaths as Record<string, object>) } }
+          : doc.swaggerObject,
       openapi: {
         openapi: '3.0.3',
         info: {

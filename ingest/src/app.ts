@@ -19,6 +19,7 @@ import { ApiKeyVerifier } from '@watchpost/core';
 import { ClaimStore } from './claims.ts';
 import { KafkaEventSink, type EventSink } from './kafka-sink.ts';
 import { IngestPipeline, type Outcome } from './pipeline.ts';
+import { agentPollRoutes } from './agent-poll.ts';
 
 export const EVENTS_PATH = '/api/v1/events';
 export const BATCH_PATH = '/api/v1/events/batch';
@@ -38,6 +39,8 @@ export interface IngestDeps {
   log: Logger;
   pipeline: IngestPipeline;
   keys: KeyVerifier;
+  /** Postgres for the agent poll (agent-poll.ts); without it the poll routes are not mounted. */
+  pg?: Pool;
 }
 
 /** The key from `X-API-Key` or `Authorization: Bearer <key>`. */
@@ -286,6 +289,8 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
         return reply.send({ ...summary, results });
       },
     );
+
+    if (deps.pg) await app.register(agentPollRoutes({ pg: deps.pg, config, log }));
   };
 }
 
@@ -327,7 +332,7 @@ export function createIngest(opts: {
   });
   const keys = new ApiKeyVerifier(opts.pg, { ttlMs: ic.keyCacheSeconds * 1000, log });
   return {
-    routes: ingestRoutes({ config, log, pipeline, keys }),
+    routes: ingestRoutes({ config, log, pipeline, keys, pg: opts.pg }),
     pipeline,
     sink,
     claims,

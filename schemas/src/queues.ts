@@ -41,6 +41,7 @@ export const ACTION_KINDS = [
   'winrm.logoff_user',
   'ssh.check',
   'agent.update',
+  'git.test',
 ] as const;
 export type ActionKind = (typeof ACTION_KINDS)[number];
 
@@ -54,22 +55,32 @@ export interface ActionTarget {
 
 interface ActionJobBase {
   action_id: number;
-  target: ActionTarget;
   /** ISO 8601: the worker refuses to start the job after this (a synchronous caller has given up). */
   deadline: string;
 }
+type HostJob = ActionJobBase & { target: ActionTarget };
 
 export type ActionJob =
-  | (ActionJobBase & { kind: 'winrm.test' })
-  | (ActionJobBase & { kind: 'winrm.sessions' })
-  | (ActionJobBase & { kind: 'ssh.check' })
-  | (ActionJobBase & { kind: 'winrm.logoff'; session_id: number })
-  | (ActionJobBase & { kind: 'winrm.logoff_user'; user: string })
-  | (ActionJobBase & {
+  | (HostJob & { kind: 'winrm.test' })
+  | (HostJob & { kind: 'winrm.sessions' })
+  | (HostJob & { kind: 'ssh.check' })
+  | (HostJob & { kind: 'winrm.logoff'; session_id: number })
+  | (HostJob & { kind: 'winrm.logoff_user'; user: string })
+  | (HostJob & {
       kind: 'agent.update';
       agent: 'linux' | 'windows';
       git_url: string;
       branch: string;
-      /** Windows: signed URL of the zip bundle the host downloads from the service. */
-      bundle_url?: string;
-    });
+    })
+  /** git connectivity test of (possibly unsaved) agent-update settings: no host. */
+  | (ActionJobBase & { kind: 'git.test'; git_url: string; branch: string });
+
+/** Maintenance jobs of the actions queue (BullMQ job schedulers: one run cluster-wide per interval). */
+export const ACTIONS_MAINTENANCE_JOBS = {
+  /** reads the latest agent versions from the configured repositories' tags */
+  versionsRefresh: 'versions.refresh',
+  /** starts the SSH/WinRM update for hosts that ignored a poll-delivered update */
+  updateFallback: 'updates.fallback',
+} as const;
+export type ActionsMaintenanceJob = { kind: 'versions.refresh' } | { kind: 'updates.fallback' };
+export type ActionsQueueJob = ActionJob | ActionsMaintenanceJob;

@@ -6,8 +6,19 @@
 // live here too; credentials are encrypted at rest and never returned.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import { createQueue, createRedis } from '@watchpost/runtime';
-import { ACTIONS_QUEUE, type ActionJob, type ActionKind, type ActionTarget } from '@watchpost/schemas';
 import {
+  AGENT_COMMAND_KIND_PATTERN,
+  agentCommandSchema,
+  agentConfigSchema,
+  ACTIONS_MAINTENANCE_JOBS,
+  ACTIONS_QUEUE,
+  type ActionJob,
+  type ActionKind,
+  type ActionTarget,
+  type ActionsMaintenanceJob,
+} from '@watchpost/schemas';
+import {
+  actionTarget,
   agentKindOf,
   audit,
   checkGitUrl,
@@ -17,13 +28,18 @@ import {
   listActions,
   loadAgentUpdateSettings,
   loadSecretsKey,
+  loadLatestVersions,
+  loadAgentConfig,
+  saveAgentConfig,
+  createAgentCommand,
+  listAgentCommands,
+  type AgentConfig,
   parseSessionId,
   saveAgentUpdateSettings,
   saveSshSettings,
   saveWinrmSettings,
   sshSettingsView,
   validBranch,
-  validHostAddress,
   validUserName,
   winrmSettingsView,
   type ActionRecord,
@@ -32,6 +48,8 @@ import { ApiError, notFound } from '../errors.ts';
 import { getEvent } from '../queries/events.ts';
 import { loadTypeSettings } from '../queries/type-settings.ts';
 import { errorRef } from './read-schemas.ts';
+
+type AnyJob = ActionJob | ActionsMaintenanceJob;
 
 const tags = ['actions'];
 /** A queued (not synchronous) action still not started after this long is failed as expired by the worker. */
@@ -113,19 +131,10 @@ const HOST_COLUMNS = 'id, hostname, os_family, product, fqdn, ipv4, internal_add
 
 const notPossible = (message: string) => new ApiError(400, 'ACTION_NOT_POSSIBLE', message);
 
-/** Where the worker connects: the internal address first (what gateway sessions name), then fqdn, IPv4, hostname. */
-export function connectAddress(h: Pick<HostRow, 'internal_address' | 'fqdn' | 'ipv4' | 'hostname'>): string | null {
-  for (const a of [h.internal_address, h.fqdn, h.ipv4, h.hostname]) {
-    const ok = a ? validHostAddress(a) : null;
-    if (ok) return ok;
-  }
-  return null;
-}
-
 function targetOf(h: HostRow): ActionTarget {
-  const address = connectAddress(h);
-  if (!address) throw notPossible(`host ${h.hostname} has no usable address (internal address, FQDN, IPv4 or a DNS hostname)`);
-  return { host_id: Number(h.id), hostname: h.hostname, address, os_family: h.os_family };
+  const t = actionTarget(h);
+  if (!t) throw notPossible(`host ${h.hostname} has no usable address (internal address, FQDN, IPv4 or a DNS hostname)`);
+  return t;
 }
 
 const isWindows = (h: HostRow) => agentKindOf(h) === 'windows';
@@ -147,7 +156,7 @@ function detail(event: Record<string, unknown>, keys: readonly string[]): string
 const actionsRoutes: FastifyPluginAsync = async (app) => {
   const { pg, clickhouse, config } = app.deps;
   const connection = createRedis(config.redisUrl, { forBullmq: true });
-  const queue = createQueue<ActionJob>(config, ACTIONS_QUEUE, connection);
+  const queue = createQueue<AnyJob>(config, ACTIONS_QUEUE, connection);
   let secretsKey: Promise<Buffer> | undefined;
   const key = () => (secretsKey ??= loadSecretsKey(config.actions.secretsKey, config.stateDir));
   app.addHook('onClose', async () => {
@@ -177,25 +186,25 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
     req: FastifyRequest,
     reply: { code(n: number): unknown },
     kind: K,
-    host: HostRow,
+    host: HostRow | null,
     extra: JobOf<K>,
     wait: boolean,
   ): Promise<ActionRecord> {
-    const target = targetOf(host);
+    const target = host ? targetOf(host) : null;
     const action = await createAction(pg, {
       kind,
-      hostId: target.host_id,
-      hostname: target.hostname,
+      hostId: target?.host_id ?? null,
+      hostname: target?.hostname ?? null,
       actor: req.user!.username,
       address: req.ip,
-      params: { ...extra, address: target.address },
+      params: target ? { ...extra, address: target.address } : extra,
     });
     const deadline = Date.now() + (wait ? config.actions.waitMs : QUEUED_ACTION_TTL_MS);
     const job = {
       ...extra,
       kind,
       action_id: action.id,
-      target,
+      ...(target ? { target } : {}),
       deadline: new Date(deadline).toISOString(),
     } as unknown as ActionJob;
     try {
@@ -632,7 +641,13 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
   const agentRepo = {
     type: 'object',
     required: ['git_url', 'branch'],
-    properties: { git_url: str, branch: str },
+    properties: {
+      git_url: str,
+      branch: str,
+      latest_version: { ...nstr, description: 'newest release tag of the repository (semver order), as last read' },
+      checked_at: { ...ndt, description: 'when the tags were last read (every SERVICE_VERSION_REFRESH_SECONDS)' },
+      error: { ...nstr, description: 'why the last read failed' },
+    },
   } as const;
   const agentUpdateView = {
     type: 'object',
@@ -646,10 +661,18 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
   } as const;
   const viewAgentUpdate = async () => {
     const s = await loadAgentUpdateSettings(pg, config.actions);
-    return {
-      linux: { git_url: s.linux.gitUrl, branch: s.linux.branch },
-      windows: { git_url: s.windows.gitUrl, branch: s.windows.branch },
+    const latest = await loadLatestVersions(pg);
+    const one = (k: 'linux' | 'windows') => {
+      const l = latest[k]?.git_url === s[k].gitUrl ? latest[k] : undefined;
+      return {
+        git_url: s[k].gitUrl,
+        branch: s[k].branch,
+        latest_version: l?.version ?? null,
+        checked_at: l?.checked_at ?? null,
+        error: l?.error ?? null,
+      };
     };
+    return { linux: one('linux'), windows: one('windows') };
   };
 
   app.get(
@@ -692,8 +715,141 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
       }
       await saveAgentUpdateSettings(pg, req.body, req.user!.username);
       await audit(pg, { actor: req.user!.username, address: req.ip, action: 'setting.agent_updates', details: req.body });
+      // Read the new repositories' tags now rather than at the next refresh.
+      await queue.add(
+        ACTIONS_MAINTENANCE_JOBS.versionsRefresh,
+        { kind: ACTIONS_MAINTENANCE_JOBS.versionsRefresh },
+        { removeOnComplete: 100, removeOnFail: 100, attempts: 1 },
+      );
       return viewAgentUpdate();
     },
+  );
+
+  app.post<{ Body: { git_url: string; branch: string } }>(
+    '/settings/agent-updates/git-test',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: settingsTags,
+        summary: 'Test a git repository for agent updates (unsaved form values welcome)',
+        description:
+          'The actions worker runs `git ls-remote` against the URL (allow-listed schemes only) and checks the branch. ' +
+          "result: {ok, branch_found, tags, latest_version}. A failure is 400 ACTION_FAILED with git's message. Nothing is saved.",
+        body: {
+          type: 'object',
+          required: ['git_url', 'branch'],
+          additionalProperties: false,
+          properties: { git_url: { type: 'string', maxLength: 2048 }, branch: { type: 'string', maxLength: 128 } },
+        },
+        response: actionResponses,
+      },
+    },
+    async (req, reply) => {
+      const u = checkGitUrl(req.body.git_url, { allowFile: config.actions.agentUpdate.allowFileUrls });
+      if (!u.ok) throw new ApiError(400, 'VALIDATION_FAILED', `git_url: ${u.reason}`);
+      const branch = validBranch(req.body.branch);
+      if (!branch) throw new ApiError(400, 'VALIDATION_FAILED', 'branch: not a valid branch name');
+      return run(req, reply, 'git.test', null, { git_url: u.url, branch }, true);
+    },
+  );
+
+  // --- agent configuration and commands (delivered by the agent poll in ingest) -----------------------
+
+  app.get(
+    '/settings/agent-config',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: settingsTags,
+        summary: 'Desired agent configuration returned by the agent poll',
+        description: '`all` applies to every agent; `linux` and `windows` add to it for that kind (their keys win).',
+        response: { 200: agentConfigSchema },
+      },
+    },
+    async () => loadAgentConfig(pg),
+  );
+
+  app.put<{ Body: AgentConfig }>(
+    '/settings/agent-config',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: settingsTags,
+        summary: 'Save the desired agent configuration (at most 16 KiB)',
+        body: agentConfigSchema,
+        response: { 200: agentConfigSchema },
+      },
+    },
+    async (req) => {
+      if (JSON.stringify(req.body).length > 16_384)
+        throw new ApiError(400, 'VALIDATION_FAILED', 'the configuration may take at most 16 KiB');
+      await saveAgentConfig(pg, req.body, req.user!.username);
+      await audit(pg, { actor: req.user!.username, address: req.ip, action: 'setting.agent_config', details: { ...req.body } });
+      return loadAgentConfig(pg);
+    },
+  );
+
+  app.post<{ Params: { id: number }; Body: { kind: string; params?: Record<string, unknown> } }>(
+    '/hosts/:id/agent-commands',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags,
+        summary: "Queue a command for the host's agent (delivered by its next poll)",
+        params: hostParams,
+        body: {
+          type: 'object',
+          required: ['kind'],
+          additionalProperties: false,
+          properties: {
+            kind: {
+              type: 'string',
+              pattern: AGENT_COMMAND_KIND_PATTERN,
+              description: 'e.g. send_inventory, send_test_event, restart',
+            },
+            params: { type: 'object', additionalProperties: true, description: 'at most 4 KiB as JSON' },
+          },
+        },
+        response: { 201: agentCommandSchema, 404: errorRef('NOT_FOUND') },
+      },
+    },
+    async (req, reply) => {
+      const h = await hostById(req.params.id);
+      const params = req.body.params ?? {};
+      if (JSON.stringify(params).length > 4096) throw new ApiError(400, 'VALIDATION_FAILED', 'params may take at most 4 KiB');
+      const c = await createAgentCommand(pg, {
+        hostname: h.hostname,
+        kind: req.body.kind,
+        params,
+        createdBy: req.user!.username,
+      });
+      await audit(pg, {
+        actor: req.user!.username,
+        address: req.ip,
+        action: 'agent_command.create',
+        target: h.hostname,
+        details: { id: c.id, kind: c.kind },
+      });
+      reply.code(201);
+      return c;
+    },
+  );
+
+  app.get<{ Params: { id: number } }>(
+    '/hosts/:id/agent-commands',
+    {
+      config: { access: 'user' },
+      schema: {
+        tags,
+        summary: "Commands queued for the host's agent and their results, newest first (last 100)",
+        params: hostParams,
+        response: {
+          200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: agentCommandSchema } } },
+          404: errorRef('NOT_FOUND'),
+        },
+      },
+    },
+    async (req) => ({ items: await listAgentCommands(pg, (await hostById(req.params.id)).hostname) }),
   );
 };
 

@@ -42,7 +42,22 @@ CREATE TABLE agent_commands (
 );
 CREATE INDEX agent_commands_pending_idx ON agent_commands (hostname, id) WHERE status IN ('pending', 'delivered');
 
+-- Self-updates the agent poll delivered (ingest): one row per host and offered version. When the host
+-- still reports an older version SERVICE_AGENT_UPDATE_FALLBACK_MINUTES after the first offer, the actions
+-- worker starts the SSH (Linux) or WinRM (Windows) update itself and records its action here.
+CREATE TABLE agent_update_offers (
+  hostname text NOT NULL,
+  version text NOT NULL,
+  offered_at timestamptz NOT NULL DEFAULT now(),
+  last_offered_at timestamptz NOT NULL DEFAULT now(),
+  done_at timestamptz,
+  fallback_action_id bigint,
+  PRIMARY KEY (hostname, version)
+);
+CREATE INDEX agent_update_offers_open_idx ON agent_update_offers (offered_at) WHERE done_at IS NULL AND fallback_action_id IS NULL;
+
 -- Down Migration
+DROP TABLE agent_update_offers;
 DROP TABLE agent_commands;
 ALTER TABLE hosts DROP COLUMN ssh_admin_checked_at;
 ALTER TABLE hosts DROP COLUMN ssh_host_key_sha256;

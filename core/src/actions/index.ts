@@ -6,3 +6,6 @@ export * from './git-url.ts';
 export * from './records.ts';
 export * from './secrets.ts';
 export * from './settings.ts';
+export * from './latest-versions.ts';
+export * from './targets.ts';
+export * from './agent-commands.ts';

@@ -1,7 +1,7 @@
 // What each action kind does on the managed host. Values in command lines are validated by the API and
 // quoted here (quotePosix / quotePowerShell); session ids are integers by type and checked again.
 import { dirname } from 'node:path';
-import type { ActionJob } from '@watchpost/schemas';
+import type { ActionJob, ActionTarget } from '@watchpost/schemas';
 import type { Config, Logger, Pool } from '@watchpost/runtime';
 import {
   accountPart,
@@ -18,6 +18,7 @@ import { commandFailure, connectSsh, type SshConnection } from './ssh.ts';
 import { WinrmClient, type CommandResult } from './winrm.ts';
 import { parseQwinsta } from './qwinsta.ts';
 import { LINUX_UPDATER_SCRIPT } from './linux-updater.ts';
+import { gitTest } from './git.ts';
 
 export interface ActionDeps {
   pg: Pool;
@@ -25,6 +26,8 @@ export interface ActionDeps {
   /** AES-256-GCM key of the stored credentials */
   secretsKey: Buffer;
   log: Logger;
+  /** Builds (or reuses) the Windows bundle and returns its signed download URL. */
+  windowsBundleUrl?: (job: Extract<ActionJob, { kind: 'agent.update' }>, signal: AbortSignal) => Promise<string>;
 }
 
 type Result = Record<string, unknown>;
@@ -36,7 +39,7 @@ type Handler<K extends ActionJob['kind']> = (
 
 // --- SSH --------------------------------------------------------------------------------------------
 
-async function sshConnect(deps: ActionDeps, job: ActionJob, signal: AbortSignal): Promise<SshConnection> {
+async function sshConnect(deps: ActionDeps, job: { target: ActionTarget }, signal: AbortSignal): Promise<SshConnection> {
   const s = await loadSshSettings(deps.pg, deps.config.actions, deps.secretsKey);
   if (!s.username || !s.privateKey)
     throw new RemoteError(
@@ -123,7 +126,7 @@ async function linuxUpdate(
 
 // --- WinRM ------------------------------------------------------------------------------------------
 
-async function winrm(deps: ActionDeps, job: ActionJob, signal: AbortSignal): Promise<WinrmClient> {
+async function winrm(deps: ActionDeps, job: { target: ActionTarget }, signal: AbortSignal): Promise<WinrmClient> {
   const s = await loadWinrmSettings(deps.pg, deps.config.actions, deps.secretsKey);
   if (!s.username || !s.password)
     throw new RemoteError(
@@ -213,9 +216,10 @@ async function windowsUpdate(
   job: Extract<ActionJob, { kind: 'agent.update' }>,
   signal: AbortSignal,
 ): Promise<Result> {
-  if (!job.bundle_url) throw new RemoteError('no bundle URL for the Windows update');
+  const bundleUrl = await deps.windowsBundleUrl?.(job, signal);
+  if (!bundleUrl) throw new RemoteError('Windows agent update: no bundle is available (see api/ACTIONS.md)');
   const client = await winrm(deps, job, signal);
-  const [exe, ...args] = powerShellCommandLine(windowsUpdateScript(job.bundle_url)).split(' ');
+  const [exe, ...args] = powerShellCommandLine(windowsUpdateScript(bundleUrl)).split(' ');
   const r = requireSuccess('the agent update', await client.run(exe!, args));
   const version = r.stdout.trim().split(/\r?\n/).pop()?.trim() ?? '';
   if (parseVersion(version) === null)
@@ -241,5 +245,7 @@ export async function runHandler(deps: ActionDeps, job: ActionJob, signal: Abort
       return winrmLogoffUser(deps, job, signal);
     case 'agent.update':
       return agentUpdate(deps, job, signal);
+    case 'git.test':
+      return gitTest(deps, job.git_url, job.branch, signal);
   }
 }

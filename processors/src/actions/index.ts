@@ -1,16 +1,23 @@
 // The `actions` worker role: takes jobs from the BullMQ `actions` queue and runs them over SSH or WinRM
-// (all outbound connections to managed hosts leave from this role, never from api or ingest). Each job
-// belongs to one `actions` row: queued -> running -> succeeded | failed, with result or reason and
-// duration, and one audit entry (core's finishAction). Jobs are not retried (a logoff or an update
-// must not run twice unasked); a job whose deadline passed before it started is failed as expired.
+// (all outbound connections to managed hosts and git servers leave from this role, never from api or
+// ingest). Each action job belongs to one `actions` row: queued -> running -> succeeded | failed, with
+// result or reason and duration, and one audit entry (core's finishAction). Jobs are not retried (a
+// logoff or an update must not run twice unasked); a job whose deadline passed before it started is
+// failed as expired. Two maintenance jobs run as BullMQ job schedulers on the same queue (one run
+// cluster-wide per interval): the latest-version refresh and the automatic update fallback.
 import type { Job } from 'bullmq';
-import { createWorker, type RoleStarter } from '@watchpost/runtime';
-import { ACTIONS_QUEUE, type ActionJob } from '@watchpost/schemas';
+import { createQueue, createWorker, type RoleStarter } from '@watchpost/runtime';
+import { ACTIONS_MAINTENANCE_JOBS, ACTIONS_QUEUE, type ActionJob, type ActionsQueueJob } from '@watchpost/schemas';
 import { finishAction, loadSecretsKey, startAction } from '@watchpost/core';
 import { RemoteError } from './errors.ts';
 import { runHandler, type ActionDeps } from './handlers.ts';
+import { refreshLatestVersions } from './git.ts';
+import { runUpdateFallback } from './fallback.ts';
 
 export { RemoteError } from './errors.ts';
+
+/** How often the fallback looks for ignored updates. */
+const FALLBACK_SCAN_MS = 60_000;
 
 /** Runs one action job to its recorded outcome. Never throws for a remote failure (the row says it). */
 export async function runActionJob(deps: ActionDeps, data: ActionJob): Promise<{ status: 'succeeded' | 'failed' | 'skipped' }> {
@@ -45,22 +52,39 @@ export async function runActionJob(deps: ActionDeps, data: ActionJob): Promise<{
 export const actionsRole: RoleStarter = async ({ config, log, clients }) => {
   const secretsKey = await loadSecretsKey(config.actions.secretsKey, config.stateDir);
   const deps: ActionDeps = { pg: clients.pg, config, secretsKey, log };
-  const conn = clients.bullmqConnection();
-  const worker = createWorker<ActionJob>(
+  const queueConn = clients.bullmqConnection();
+  const workerConn = clients.bullmqConnection();
+  const queue = createQueue<ActionsQueueJob>(config, ACTIONS_QUEUE, queueConn);
+  const every = {
+    [ACTIONS_MAINTENANCE_JOBS.versionsRefresh]: config.actions.agentUpdate.refreshSeconds * 1000,
+    [ACTIONS_MAINTENANCE_JOBS.updateFallback]: FALLBACK_SCAN_MS,
+  };
+  for (const [name, ms] of Object.entries(every)) {
+    await queue.upsertJobScheduler(
+      name,
+      { every: ms },
+      { name, data: { kind: name } as ActionsQueueJob, opts: { removeOnComplete: 100, removeOnFail: 100, attempts: 1 } },
+    );
+  }
+  const worker = createWorker<ActionsQueueJob>(
     config,
     ACTIONS_QUEUE,
-    async (job: Job<ActionJob>) => runActionJob(deps, job.data),
-    conn,
-    {
-      concurrency: config.actions.concurrency,
+    async (job: Job<ActionsQueueJob>) => {
+      const d = job.data;
+      if (d.kind === ACTIONS_MAINTENANCE_JOBS.versionsRefresh) return refreshLatestVersions(deps);
+      if (d.kind === ACTIONS_MAINTENANCE_JOBS.updateFallback) return runUpdateFallback(deps, queue);
+      return runActionJob(deps, d);
     },
+    workerConn,
+    { concurrency: config.actions.concurrency },
   );
-  worker.on('failed', (job, err) => log.error({ err, job: job?.id }, 'action job failed'));
+  worker.on('failed', (job, err) => log.error({ err, job: job?.id }, 'actions job failed'));
   return {
     checks: { actions_worker: async () => worker.isRunning() },
     async close() {
       await worker.close();
-      await conn.quit().catch(() => {});
+      await queue.close();
+      await Promise.allSettled([queueConn.quit(), workerConn.quit()]);
     },
   };
 };
