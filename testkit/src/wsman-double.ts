@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
+import { inflateRawSync } from 'node:zlib';
 
 export interface DoubleSession {
   session_name: string;
@@ -289,4 +290,23 @@ export async function startWsmanDouble(opts: {
   d.url = `http://127.0.0.1:${d.port}/wsman`;
   d.close = () => new Promise((r) => server.close(() => r()));
   return d;
+}
+
+/** One file of a zip archive (stored or deflated), read from its local file headers; null when absent. */
+export function readZipEntry(zip: Buffer, name: string): Buffer | null {
+  let at = 0;
+  while (at + 30 <= zip.length && zip.readUInt32LE(at) === 0x04034b50) {
+    const flags = zip.readUInt16LE(at + 6);
+    const method = zip.readUInt16LE(at + 8);
+    const size = zip.readUInt32LE(at + 18);
+    const nameLen = zip.readUInt16LE(at + 26);
+    const extraLen = zip.readUInt16LE(at + 28);
+    const entry = zip.subarray(at + 30, at + 30 + nameLen).toString('utf8');
+    const start = at + 30 + nameLen + extraLen;
+    if (flags & 0x08) throw new Error('zip entries with data descriptors are not supported here');
+    const data = zip.subarray(start, start + size);
+    if (entry === name) return method === 0 ? Buffer.from(data) : inflateRawSync(data);
+    at = start + size;
+  }
+  return null;
 }

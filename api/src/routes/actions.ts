@@ -28,6 +28,7 @@ import {
   listActions,
   loadAgentUpdateSettings,
   loadSecretsKey,
+  verifyBundleSignature,
   loadLatestVersions,
   loadAgentConfig,
   saveAgentConfig,
@@ -390,8 +391,49 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
       if (!url.ok) throw notPossible(`agent update for ${agent} is not configured: ${url.reason}`);
       const branch = validBranch(s.branch);
       if (!branch) throw notPossible(`agent update for ${agent}: "${s.branch}" is not a valid branch name`);
-      if (agent === 'windows') throw notPossible('Windows agent update over WinRM is not available yet (see api/ACTIONS.md)');
       return run(req, reply, 'agent.update', h, { agent, git_url: url.url, branch }, req.query.wait);
+    },
+  );
+
+  app.get<{ Params: { id: number }; Querystring: { expires: number; sig: string } }>(
+    '/agent-bundles/:id.zip',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Download a Windows agent bundle (signed, short-lived link)',
+        description:
+          'The link is made by the actions worker for one WinRM update and lives BUNDLE_URL_TTL_SECONDS (10 minutes): ' +
+          '`expires` (unix seconds) and `sig` (HMAC-SHA256 with a key derived from the secrets key). 403 when either is wrong or expired.',
+        params: hostParams,
+        querystring: {
+          type: 'object',
+          required: ['expires', 'sig'],
+          properties: { expires: { type: 'integer', minimum: 0 }, sig: { type: 'string', pattern: '^[A-Za-z0-9_-]{43}$' } },
+        },
+        produces: ['application/zip'],
+        response: {
+          200: { description: 'the zip (repository at its branch plus VERSION)', type: 'string', format: 'binary' },
+          403: { description: 'FORBIDDEN: invalid or expired link' },
+          404: errorRef('NOT_FOUND'),
+        },
+      },
+    },
+    async (req, reply) => {
+      if (!verifyBundleSignature(await key(), req.params.id, req.query.expires, req.query.sig))
+        throw new ApiError(403, 'FORBIDDEN', 'invalid or expired download link');
+      const r = await pg.query<{ zip: Buffer; sha256: string; version: string }>(
+        'SELECT zip, sha256, version FROM agent_bundles WHERE id = $1',
+        [req.params.id],
+      );
+      const b = r.rows[0];
+      if (!b) throw notFound('bundle');
+      return reply
+        .type('application/zip')
+        .header('content-disposition', `attachment; filename="watchpost-agent-${b.version}.zip"`)
+        .header('x-content-sha256', b.sha256)
+        .header('cache-control', 'no-store')
+        .send(b.zip);
     },
   );
 

@@ -56,7 +56,24 @@ CREATE TABLE agent_update_offers (
 );
 CREATE INDEX agent_update_offers_open_idx ON agent_update_offers (offered_at) WHERE done_at IS NULL AND fallback_action_id IS NULL;
 
+-- Windows agent bundles: the zip of the update repository at its branch (git archive) plus a VERSION
+-- file, built by the actions worker and served by the API over short-lived signed URLs.
+CREATE TABLE agent_bundles (
+  id bigserial PRIMARY KEY,
+  kind text NOT NULL,
+  git_url text NOT NULL,
+  branch text NOT NULL,
+  commit text NOT NULL,
+  version text NOT NULL,
+  sha256 text NOT NULL,
+  size integer NOT NULL,
+  zip bytea NOT NULL,
+  created_at timestamptz NOT NULL DEFAULT now(),
+  UNIQUE (kind, git_url, branch, commit)
+);
+
 -- Down Migration
+DROP TABLE agent_bundles;
 DROP TABLE agent_update_offers;
 DROP TABLE agent_commands;
 ALTER TABLE hosts DROP COLUMN ssh_admin_checked_at;

@@ -9,3 +9,4 @@ export * from './settings.ts';
 export * from './latest-versions.ts';
 export * from './targets.ts';
 export * from './agent-commands.ts';
+export * from './bundle-url.ts';

@@ -19,6 +19,7 @@ import { WinrmClient, type CommandResult } from './winrm.ts';
 import { parseQwinsta } from './qwinsta.ts';
 import { LINUX_UPDATER_SCRIPT } from './linux-updater.ts';
 import { gitTest } from './git.ts';
+import { windowsBundleUrl } from './bundle.ts';
 
 export interface ActionDeps {
   pg: Pool;
@@ -26,8 +27,6 @@ export interface ActionDeps {
   /** AES-256-GCM key of the stored credentials */
   secretsKey: Buffer;
   log: Logger;
-  /** Builds (or reuses) the Windows bundle and returns its signed download URL. */
-  windowsBundleUrl?: (job: Extract<ActionJob, { kind: 'agent.update' }>, signal: AbortSignal) => Promise<string>;
 }
 
 type Result = Record<string, unknown>;
@@ -216,8 +215,7 @@ async function windowsUpdate(
   job: Extract<ActionJob, { kind: 'agent.update' }>,
   signal: AbortSignal,
 ): Promise<Result> {
-  const bundleUrl = await deps.windowsBundleUrl?.(job, signal);
-  if (!bundleUrl) throw new RemoteError('Windows agent update: no bundle is available (see api/ACTIONS.md)');
+  const bundleUrl = await windowsBundleUrl(deps, job, signal);
   const client = await winrm(deps, job, signal);
   const [exe, ...args] = powerShellCommandLine(windowsUpdateScript(bundleUrl)).split(' ');
   const r = requireSuccess('the agent update', await client.run(exe!, args));
