@@ -553,7 +553,7 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
       password_source: { type: 'string', enum: ['database', 'environment', null], nullable: true },
       transport: { type: 'string', enum: ['http', 'https'] },
       port: { type: 'integer' },
-      auth: { type: 'string', enum: ['basic', 'ntlm'] },
+      auth: { type: 'string', enum: ['basic'], description: 'Basic only (NTLM is not implemented yet)' },
       verify_tls: { type: 'boolean', description: 'check the HTTPS certificate of the host' },
     },
   } as const;
@@ -577,7 +577,7 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
       password?: string | null;
       transport?: 'http' | 'https';
       port?: number;
-      auth?: 'basic' | 'ntlm';
+      auth?: 'basic';
       verify_tls?: boolean;
     };
   }>(
@@ -597,7 +597,7 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
             password: { type: 'string', minLength: 1, maxLength: 1024, nullable: true },
             transport: { type: 'string', enum: ['http', 'https'] },
             port: { type: 'integer', minimum: 1, maximum: 65535 },
-            auth: { type: 'string', enum: ['basic', 'ntlm'] },
+            auth: { type: 'string', enum: ['basic'], description: 'Basic only (NTLM is not implemented yet)' },
             verify_tls: { type: 'boolean' },
           },
         },

@@ -14,7 +14,7 @@ export interface WinrmSettings {
   password: string | undefined;
   transport: 'http' | 'https';
   port: number;
-  auth: 'basic' | 'ntlm';
+  auth: 'basic';
   verifyTls: boolean;
 }
 export interface SshSettings {
@@ -30,7 +30,7 @@ interface StoredWinrm {
   password_enc?: string;
   transport?: 'http' | 'https';
   port?: number;
-  auth?: 'basic' | 'ntlm';
+  auth?: 'basic';
   verify_tls?: boolean;
 }
 interface StoredSsh {
@@ -92,7 +92,7 @@ export async function saveWinrmSettings(
     password: string | null;
     transport: 'http' | 'https';
     port: number;
-    auth: 'basic' | 'ntlm';
+    auth: 'basic';
     verify_tls: boolean;
   }>,
   by: string,

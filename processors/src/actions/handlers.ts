@@ -131,7 +131,6 @@ async function winrm(deps: ActionDeps, job: { target: ActionTarget }, signal: Ab
     throw new RemoteError(
       'WinRM is not configured: set the Windows administrator in the settings (or SERVICE_WINRM_USERNAME and SERVICE_WINRM_PASSWORD)',
     );
-  if (s.auth !== 'basic') throw new RemoteError(`WinRM authentication ${s.auth} is not supported yet; use basic (over HTTPS)`);
   return new WinrmClient(
     {
       address: job.target.address,

@@ -122,7 +122,8 @@ export interface ActionsConfig {
     password: string | undefined;
     transport: 'http' | 'https';
     port: number | undefined;
-    auth: 'basic' | 'ntlm';
+    /** Only Basic for now (NTLM is not implemented; api/ACTIONS.md). */
+    auth: 'basic';
     verifyTls: boolean;
   };
   ssh: { username: string; privateKeyFile: string | undefined; port: number };
@@ -369,7 +370,7 @@ function actionsConfig(env: Env): ActionsConfig {
       password: env.SERVICE_WINRM_PASSWORD || undefined,
       transport: oneOf(env, 'SERVICE_WINRM_TRANSPORT', ['http', 'https'] as const, 'http'),
       port: winrmPort === 0 ? undefined : winrmPort,
-      auth: oneOf(env, 'SERVICE_WINRM_AUTH', ['basic', 'ntlm'] as const, 'basic'),
+      auth: oneOf(env, 'SERVICE_WINRM_AUTH', ['basic'] as const, 'basic'),
       verifyTls: bool(env, 'SERVICE_WINRM_VERIFY_TLS', true),
     },
     ssh: {
