@@ -8,7 +8,7 @@
 import type { Job } from 'bullmq';
 import { createQueue, createWorker, type RoleStarter } from '@watchpost/runtime';
 import { ACTIONS_MAINTENANCE_JOBS, ACTIONS_QUEUE, type ActionJob, type ActionsQueueJob } from '@watchpost/schemas';
-import { finishAction, loadSecretsKey, startAction } from '@watchpost/core';
+import { finishAction, getAction, loadSecretsKey, startAction } from '@watchpost/core';
 import { RemoteError } from './errors.ts';
 import { runHandler, type ActionDeps } from './handlers.ts';
 import { refreshLatestVersions } from './git.ts';
@@ -29,7 +29,18 @@ export async function runActionJob(deps: ActionDeps, data: ActionJob): Promise<{
     });
     return { status: 'failed' };
   }
-  if (!(await startAction(pg, data.action_id))) return { status: 'skipped' };
+  if (!(await startAction(pg, data.action_id))) {
+    // The job id is unique, so meeting our own row 'running' means BullMQ handed out a stalled job again
+    // (its worker died mid-run). The remote side is unknown: say so rather than run it twice.
+    if ((await getAction(pg, data.action_id))?.status === 'running') {
+      await finishAction(pg, data.action_id, {
+        ok: false,
+        error: 'interrupted: the worker stopped while running it; check the host',
+      });
+      return { status: 'failed' };
+    }
+    return { status: 'skipped' };
+  }
   const timeoutMs = data.kind === 'agent.update' ? deps.config.actions.updateTimeoutMs : deps.config.actions.timeoutMs;
   const signal = AbortSignal.timeout(timeoutMs);
   try {
