@@ -10,6 +10,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import helmet from '@fastify/helmet';
 import { VERSION } from '@watchpost/runtime';
+import { agentPollOpenApiPaths } from '@watchpost/schemas';
 import type { Access, ApiDeps } from './types.ts';
 import { accessHook, assertRouteAccess, AGENT_KEY_HEADER } from './access.ts';
 import { errorBodySchema, errorHandler, notFound } from './errors.ts';
@@ -35,10 +36,21 @@ const accessText: Record<Access, string> = {
 };
 
 /** Adds the security requirement and the error responses every route can give to its schema (and so to OpenAPI). */
+/** A route without its own operationId gets one from its method and path (stable: `GET /hosts/:id/x` -> getHostsIdX). */
+function defaultOperationId(route: RouteOptions): string {
+  const method = (Array.isArray(route.method) ? route.method[0]! : route.method).toLowerCase();
+  const words = route.url
+    .replace(/^\/api\/v1/, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean);
+  return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
 function documentRoute(route: RouteOptions): void {
   const access = route.config!.access as Access;
   const schema = (route.schema ??= {}) as Record<string, unknown>;
   if (schema.hide) return;
+  schema.operationId ??= defaultOperationId(route);
   schema.security ??= securityFor[access];
   const description = typeof schema.description === 'string' ? `${schema.description}\n\n` : '';
   schema.description = `${description}${accessText[access]}${route.config!.sseToken ? ' The access token may also be passed as the `access_token` query parameter (EventSource cannot send headers).' : ''}`;
@@ -66,6 +78,11 @@ export interface BuildOptions {
 export function buildApiApp(deps: ApiDeps, opts: BuildOptions = {}): FastifyPluginAsync {
   return async function apiApp(app: FastifyInstance) {
     await app.register(swagger, {
+      // The agent poll is served by ingest; its reference for agent authors belongs in this document too.
+      transformObject: (doc) =>
+        'openapiObject' in doc
+          ? { ...doc.openapiObject, paths: { ...doc.openapiObject.paths, ...(agentPollOpenApiPaths as Record<string, object>) } }
+          : doc.swaggerObject,
       openapi: {
         openapi: '3.0.3',
         info: {

@@ -11,3 +11,4 @@ export * from './users/password-policy.ts';
 export * from './audit.ts';
 export * from './pg-safe.ts';
 export * from './retention.ts';
+export * from './actions/index.ts';

@@ -21,6 +21,7 @@ import { ClaimStore } from './claims.ts';
 import { KafkaEventSink, type EventSink } from './kafka-sink.ts';
 import { splitNdjson } from './ndjson.ts';
 import { IngestPipeline, type Outcome } from './pipeline.ts';
+import { agentPollRoutes } from './agent-poll.ts';
 
 export const EVENTS_PATH = '/api/v1/events';
 export const BATCH_PATH = '/api/v1/events/batch';
@@ -51,6 +52,8 @@ export interface IngestDeps {
   keys: KeyVerifier;
   rate: KeyRateLimiter;
   inFlight: InFlightLimiter;
+  /** Postgres for the agent poll (agent-poll.ts); without it the poll routes are not mounted. */
+  pg?: Pool;
 }
 
 /** What a request holds of the in-flight caps (released when its response is done or the client left). */
@@ -372,6 +375,8 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
         },
       );
     });
+
+    if (deps.pg) await app.register(agentPollRoutes({ pg: deps.pg, config, log }));
   };
 }
 
@@ -422,7 +427,7 @@ export function createIngest(opts: {
   const rate = new KeyRateLimiter(ic.ratePerKey, ic.rateBurst);
   const inFlight = new InFlightLimiter(ic.maxInFlightEvents, ic.maxInFlightBytes);
   return {
-    routes: ingestRoutes({ config, log, pipeline, keys, rate, inFlight }),
+    routes: ingestRoutes({ config, log, pipeline, keys, rate, inFlight, pg: opts.pg }),
     inFlight,
     pipeline,
     sink,

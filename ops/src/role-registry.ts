@@ -10,4 +10,5 @@ export const roleStarters: Record<ServiceRole, () => Promise<RoleStarter>> = {
   correlate: async () => (await import('@watchpost/processors')).correlateRole,
   scheduler: async () => (await import('@watchpost/processors')).schedulerRole,
   stream: async () => (await import('@watchpost/processors')).streamRole,
+  actions: async () => (await import('@watchpost/processors')).actionsRole,
 };

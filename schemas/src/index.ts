@@ -21,3 +21,4 @@ export * from './dead-letter.ts';
 export * from './problems.ts';
 export * from './live.ts';
 export * from './queues.ts';
+export * from './agent-poll.ts';

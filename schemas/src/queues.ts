@@ -34,3 +34,57 @@ export const SCHEDULED_JOBS = {
   eventsRollup: 'events-hourly-rollup',
   postgresRetention: 'postgres-retention',
 } as const;
+
+// Remote actions (api/ACTIONS.md). The API records an `actions` row, then enqueues one job named after its
+// kind with job id `action-<id>`; the `actions` worker role runs it over SSH or WinRM and writes the
+// outcome back to the row. Payloads carry no credentials: the worker reads them from the settings.
+export const ACTION_KINDS = [
+  'winrm.test',
+  'winrm.sessions',
+  'winrm.logoff',
+  'winrm.logoff_user',
+  'ssh.check',
+  'agent.update',
+  'git.test',
+] as const;
+export type ActionKind = (typeof ACTION_KINDS)[number];
+
+/** The managed host an action runs on. `address` was validated by the API (DNS name or IP, no port). */
+export interface ActionTarget {
+  host_id: number;
+  hostname: string;
+  address: string;
+  os_family: string;
+}
+
+interface ActionJobBase {
+  action_id: number;
+  /** ISO 8601: the worker refuses to start the job after this (a synchronous caller has given up). */
+  deadline: string;
+}
+type HostJob = ActionJobBase & { target: ActionTarget };
+
+export type ActionJob =
+  | (HostJob & { kind: 'winrm.test' })
+  | (HostJob & { kind: 'winrm.sessions' })
+  | (HostJob & { kind: 'ssh.check' })
+  | (HostJob & { kind: 'winrm.logoff'; session_id: number })
+  | (HostJob & { kind: 'winrm.logoff_user'; user: string })
+  | (HostJob & {
+      kind: 'agent.update';
+      agent: 'linux' | 'windows';
+      git_url: string;
+      branch: string;
+    })
+  /** git connectivity test of (possibly unsaved) agent-update settings: no host. */
+  | (ActionJobBase & { kind: 'git.test'; git_url: string; branch: string });
+
+/** Maintenance jobs of the actions queue (BullMQ job schedulers: one run cluster-wide per interval). */
+export const ACTIONS_MAINTENANCE_JOBS = {
+  /** reads the latest agent versions from the configured repositories' tags */
+  versionsRefresh: 'versions.refresh',
+  /** starts the SSH/WinRM update for hosts that ignored a poll-delivered update */
+  updateFallback: 'updates.fallback',
+} as const;
+export type ActionsMaintenanceJob = { kind: 'versions.refresh' } | { kind: 'updates.fallback' };
+export type ActionsQueueJob = ActionJob | ActionsMaintenanceJob;

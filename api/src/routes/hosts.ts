@@ -5,6 +5,7 @@ import { audit } from '@watchpost/core';
 import { notFound } from '../errors.ts';
 import { deleteHost, getHost, listHosts } from '../queries/hosts.ts';
 import { loadTypeSettings } from '../queries/type-settings.ts';
+import { withVersionFlags } from '../queries/versions.ts';
 import { errorRef, hostDetailSchema, hostRowSchema, pageFields, pagingQuery } from './read-schemas.ts';
 
 const tags = ['hosts'];
@@ -45,7 +46,15 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
     async (req) => {
       const ts = await loadTypeSettings(pg);
       const q = req.query;
-      return listHosts(pg, ts, config.heartbeatStaleMinutes, { search: q.search, status: q.status }, q.page, q.page_size);
+      const page = await listHosts(
+        pg,
+        ts,
+        config.heartbeatStaleMinutes,
+        { search: q.search, status: q.status },
+        q.page,
+        q.page_size,
+      );
+      return { ...page, items: await withVersionFlags(pg, config.actions, page.items) };
     },
   );
 
@@ -65,7 +74,7 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
       const ts = await loadTypeSettings(pg);
       const h = await getHost(pg, ts, config.heartbeatStaleMinutes, req.params.id);
       if (!h) throw notFound('host');
-      return h;
+      return (await withVersionFlags(pg, config.actions, [h]))[0];
     },
   );
 

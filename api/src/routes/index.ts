@@ -14,6 +14,7 @@ import hostsRoutes from './hosts.ts';
 import problemsRoutes from './problems.ts';
 import dashboardRoutes from './dashboards.ts';
 import streamRoutes from './stream.ts';
+import actionsRoutes from './actions.ts';
 
 export const routePlugins: FastifyPluginAsync[] = [
   authRoutes,
@@ -26,4 +27,5 @@ export const routePlugins: FastifyPluginAsync[] = [
   problemsRoutes,
   dashboardRoutes,
   streamRoutes,
+  actionsRoutes,
 ];

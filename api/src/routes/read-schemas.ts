@@ -77,6 +77,8 @@ export const hostRowSchema = {
     last_heartbeat: { ...ndt, description: 'receive time of the latest agent.heartbeat or report.daily.* event' },
     ssh_admin_ok: { type: 'boolean' },
     live_problems: { type: 'integer', description: 'open and acknowledged problems of visible types' },
+    latest_version: { ...nstr, description: "newest release tag of the agent kind's update repository (api/ACTIONS.md)" },
+    outdated: { type: 'boolean', description: 'agent_version is older than latest_version' },
   },
 } as const;
 

@@ -12,7 +12,7 @@ export type KafkaCompression = (typeof KAFKA_COMPRESSIONS)[number];
 export const CHANNELS = ['chat', 'webhook', 'email', 'push'] as const;
 export type Channel = (typeof CHANNELS)[number];
 /** Every role a process can run; ops/src/role-registry.ts must start each one (its type checks that). */
-export const SERVICE_ROLES = ['ingest', 'api', 'store', 'correlate', 'scheduler', 'stream'] as const;
+export const SERVICE_ROLES = ['ingest', 'api', 'store', 'correlate', 'scheduler', 'stream', 'actions'] as const;
 export type ServiceRole = (typeof SERVICE_ROLES)[number];
 export const ROLES = ['all', ...SERVICE_ROLES] as const;
 export type Role = (typeof ROLES)[number];
@@ -129,6 +129,45 @@ export interface Config {
     maxFailuresPerUser: number;
     maxFailuresPerAddress: number;
     maxConcurrentVerifications: number;
+  };
+  /** Remote actions (api/ACTIONS.md): the `actions` worker role, WinRM, SSH, agent updates. */
+  actions: ActionsConfig;
+}
+
+/** Environment defaults of remote actions; the settings saved in the UI (database) override winrm, ssh and agentUpdate. */
+export interface ActionsConfig {
+  /** Bound of one remote operation (connect, command, read back), SSH and WinRM. */
+  timeoutMs: number;
+  /** Bound of an agent update (clone, install, read back). */
+  updateTimeoutMs: number;
+  /** How long the API waits for a synchronous action before answering 504. */
+  waitMs: number;
+  concurrency: number;
+  /** AES-256-GCM key for credentials at rest (base64 of 32 bytes); generated into the state dir when unset. */
+  secretsKey: string | undefined;
+  winrm: {
+    username: string;
+    password: string | undefined;
+    transport: 'http' | 'https';
+    port: number | undefined;
+    /** Only Basic for now (NTLM is not implemented; api/ACTIONS.md). */
+    auth: 'basic';
+    verifyTls: boolean;
+  };
+  ssh: { username: string; privateKeyFile: string | undefined; port: number };
+  agentUpdate: {
+    linux: { gitUrl: string; branch: string };
+    windows: { gitUrl: string; branch: string };
+    /** How long the latest version read from a repository's tags is cached. */
+    refreshSeconds: number;
+    /** file:// git URLs (tests and air-gapped mirrors). */
+    allowFileUrls: boolean;
+    /** Where the Linux updater script lives on managed hosts (installed there when missing). */
+    linuxUpdaterPath: string;
+    /** Minutes to wait for an agent.update event after the poll delivered an update, before the SSH/WinRM fallback. */
+    fallbackMinutes: number;
+    /** Base URL managed hosts use to download the Windows bundle (signed link); empty = http://HOST:PORT. */
+    publicUrl: string;
   };
 }
 
@@ -386,6 +425,61 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       maxFailuresPerUser: int(env, 'SERVICE_LOGIN_MAX_FAILURES_PER_USER', 10, 3, 1000),
       maxFailuresPerAddress: int(env, 'SERVICE_LOGIN_MAX_FAILURES_PER_ADDRESS', 30, 3, 10_000),
       maxConcurrentVerifications: int(env, 'SERVICE_LOGIN_MAX_CONCURRENT', 4, 1, 256),
+    },
+    actions: actionsConfig(env),
+  };
+}
+
+function actionsConfig(env: Env): ActionsConfig {
+  const timeoutMs = int(env, 'SERVICE_ACTION_TIMEOUT_MS', 30_000, 1000, 600_000);
+  const waitMs = int(env, 'SERVICE_ACTION_WAIT_MS', timeoutMs + 15_000, 1000, 900_000);
+  if (waitMs <= timeoutMs)
+    throw new ConfigError(
+      'SERVICE_ACTION_WAIT_MS',
+      `must be greater than SERVICE_ACTION_TIMEOUT_MS (${timeoutMs}), got ${waitMs}`,
+    );
+  const winrmPort = int(env, 'SERVICE_WINRM_PORT', 0, 0, 65535);
+  const updaterPath = str(env, 'SERVICE_AGENT_UPDATER_PATH', '/usr/local/sbin/watchpost-agent-update');
+  if (!/^\/[A-Za-z0-9._/-]+$/.test(updaterPath) || updaterPath.includes('..'))
+    throw new ConfigError(
+      'SERVICE_AGENT_UPDATER_PATH',
+      `expected an absolute path of letters, digits, . _ - /, got "${updaterPath}"`,
+    );
+  const publicUrl = str(env, 'SERVICE_PUBLIC_URL', '');
+  if (publicUrl !== '') url(env, 'SERVICE_PUBLIC_URL', '', ['http:', 'https:']);
+  return {
+    timeoutMs,
+    updateTimeoutMs: int(env, 'SERVICE_AGENT_UPDATE_TIMEOUT_MS', 600_000, 5000, 3_600_000),
+    waitMs,
+    concurrency: int(env, 'SERVICE_ACTIONS_CONCURRENCY', 4, 1, 64),
+    secretsKey: env.SERVICE_SECRETS_KEY || undefined,
+    winrm: {
+      username: str(env, 'SERVICE_WINRM_USERNAME', ''),
+      password: env.SERVICE_WINRM_PASSWORD || undefined,
+      transport: oneOf(env, 'SERVICE_WINRM_TRANSPORT', ['http', 'https'] as const, 'http'),
+      port: winrmPort === 0 ? undefined : winrmPort,
+      auth: oneOf(env, 'SERVICE_WINRM_AUTH', ['basic'] as const, 'basic'),
+      verifyTls: bool(env, 'SERVICE_WINRM_VERIFY_TLS', true),
+    },
+    ssh: {
+      username: str(env, 'SERVICE_SSH_USERNAME', ''),
+      privateKeyFile: env.SERVICE_SSH_PRIVATE_KEY_FILE || undefined,
+      port: int(env, 'SERVICE_SSH_PORT', 22, 1, 65535),
+    },
+    agentUpdate: {
+      linux: {
+        gitUrl: str(env, 'SERVICE_AGENT_UPDATE_LINUX_GIT_URL', ''),
+        branch: str(env, 'SERVICE_AGENT_UPDATE_LINUX_BRANCH', 'main'),
+      },
+      windows: {
+        gitUrl: str(env, 'SERVICE_AGENT_UPDATE_WINDOWS_GIT_URL', ''),
+        branch: str(env, 'SERVICE_AGENT_UPDATE_WINDOWS_BRANCH', 'main'),
+      },
+      refreshSeconds: int(env, 'SERVICE_VERSION_REFRESH_SECONDS', 900, 10, 86_400),
+      allowFileUrls: bool(env, 'SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS', false),
+      linuxUpdaterPath: updaterPath,
+      fallbackMinutes: int(env, 'SERVICE_AGENT_UPDATE_FALLBACK_MINUTES', 30, 1, 10_080),
+      publicUrl,
     },
   };
 }

@@ -544,6 +544,450 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/actions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Remote actions, newest first
+     * @description Keyset paging: pass the last id of a page as `before_id` for the next one.
+     *
+     *     Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['getActions'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/actions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One remote action (poll it until status is succeeded or failed)
+     * @description Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['getActionsId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hosts/{id}/actions/winrm-test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * WinRM connection test
+     * @description Runs `hostname` over WinRM with the configured Windows administrator. result: {ok, endpoint, remote_hostname}.
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    post: operations['postHostsIdActionsWinrmTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hosts/{id}/actions/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * List the sessions on a Windows host (qwinsta over WinRM)
+     * @description result: {endpoint, sessions: [{id, session_name, username, state, current}], raw}.
+     *
+     *     Access: admin only.
+     */
+    post: operations['postHostsIdActionsSessions'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hosts/{id}/actions/sessions/{session_id}/logoff': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Terminate one session on a Windows host (logoff over WinRM)
+     * @description Access: admin only.
+     */
+    post: operations['postHostsIdActionsSessionsSessionIdLogoff'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hosts/{id}/actions/ssh-check': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * SSH administration check (sets and persists ssh_admin_ok)
+     * @description Connects with the configured SSH user and key and checks for root or passwordless sudo (`sudo -n true`). result: {ssh_admin_ok, via: root|sudo|null, host_key_sha256}. The host key is pinned at the first connection.
+     *
+     *     Access: admin only.
+     */
+    post: operations['postHostsIdActionsSshCheck'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hosts/{id}/actions/agent-update': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Update the agent now over SSH (Linux) or WinRM (Windows)
+     * @description Linux: installs the updater script when missing, runs it with the configured git URL and branch, reads the version back. Windows: the host downloads the zip bundle from the service over a short-lived signed URL, then the version is read back. result: {agent, version, previous_version?, installed_updater?, git_url, branch}.
+     *
+     *     Access: admin only.
+     */
+    post: operations['postHostsIdActionsAgentUpdate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent-bundles/{id}.zip': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Download a Windows agent bundle (signed, short-lived link)
+     * @description The link is made by the actions worker for one WinRM update and lives BUNDLE_URL_TTL_SECONDS (10 minutes): `expires` (unix seconds) and `sig` (HMAC-SHA256 with a key derived from the secrets key). 403 when either is wrong or expired.
+     *
+     *     Access: public.
+     *
+     *     Access: public.
+     */
+    get: operations['getAgentBundlesIdZip'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/events/{event_id}/actions/terminate-session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Terminate the session of an rdp.login.success event
+     * @description The user is the event's actor user (details.user, username, target_user or account); the host is the event's host. Every session of that user on the host is logged off. result: {user, logged_off: [{id, session_name, state}]}.
+     *
+     *     Access: admin only.
+     */
+    post: operations['postEventsEventIdActionsTerminateSession'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/events/{event_id}/actions/gateway-qwinsta': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * qwinsta on the Windows host behind a gateway event (synchronous)
+     * @description Resolves the event's internal address (details.internal_address, target_address, internal_ip, target_host or resource; a :port is ignored) to a registered Windows host and runs qwinsta there over WinRM. Admins and monitors (spec rule 3). result: {endpoint, sessions, raw}.
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    post: operations['postEventsEventIdActionsGatewayQwinsta'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/events/{event_id}/actions/gateway-logoff': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * logoff on the Windows host behind a gateway event (synchronous)
+     * @description With `session_id`: logs off that session. Without: logs off every session of the event user (details.user, ...). Admins and monitors (spec rule 3).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    post: operations['postEventsEventIdActionsGatewayLogoff'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/settings/winrm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Windows administrator for WinRM (database over environment)
+     * @description Access: admin only.
+     *
+     *     Access: admin only.
+     */
+    get: operations['getSettingsWinrm'];
+    /**
+     * Save the Windows administrator for WinRM
+     * @description Fields left out keep their value; `password: null` removes the stored password. Stored encrypted (AES-256-GCM).
+     *
+     *     Access: admin only.
+     */
+    put: operations['putSettingsWinrm'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/settings/ssh': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * SSH user and key for Linux hosts (database over environment)
+     * @description Access: admin only.
+     *
+     *     Access: admin only.
+     */
+    get: operations['getSettingsSsh'];
+    /**
+     * Save the SSH user and private key
+     * @description private_key: an unencrypted OpenSSH or PEM private key; stored encrypted (AES-256-GCM); `null` removes it.
+     *
+     *     Access: admin only.
+     */
+    put: operations['putSettingsSsh'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/settings/agent-updates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Agent-update repositories per agent kind (linux = ssh-monitor, windows = rdp-login-monitor)
+     * @description Access: admin only.
+     *
+     *     Access: admin only.
+     */
+    get: operations['getSettingsAgentUpdates'];
+    /**
+     * Save the agent-update repositories
+     * @description git_url: https:// or ssh:// (file:// only with SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS); branch: a git branch name.
+     *
+     *     Access: admin only.
+     */
+    put: operations['putSettingsAgentUpdates'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/settings/agent-updates/git-test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Test a git repository for agent updates (unsaved form values welcome)
+     * @description The actions worker runs `git ls-remote` against the URL (allow-listed schemes only) and checks the branch. result: {ok, branch_found, tags, latest_version}. A failure is 400 ACTION_FAILED with git's message. Nothing is saved.
+     *
+     *     Access: admin only.
+     */
+    post: operations['postSettingsAgentUpdatesGitTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/settings/agent-config': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Desired agent configuration returned by the agent poll
+     * @description `all` applies to every agent; `linux` and `windows` add to it for that kind (their keys win).
+     *
+     *     Access: admin only.
+     *
+     *     Access: admin only.
+     */
+    get: operations['getSettingsAgentConfig'];
+    /**
+     * Save the desired agent configuration (at most 16 KiB)
+     * @description Access: admin only.
+     */
+    put: operations['putSettingsAgentConfig'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hosts/{id}/agent-commands': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Commands queued for the host's agent and their results, newest first (last 100)
+     * @description Access: any logged-in user (monitor or admin).
+     *
+     *     Access: any logged-in user (monitor or admin).
+     */
+    get: operations['getHostsIdAgentCommands'];
+    put?: never;
+    /**
+     * Queue a command for the host's agent (delivered by its next poll)
+     * @description Access: admin only.
+     */
+    post: operations['postHostsIdAgentCommands'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/poll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Agent poll: pending commands, desired configuration, pending self-update
+     * @description Served by the ingest role. Access: agent API key (X-API-Key or Authorization: Bearer).
+     */
+    post: operations['agentPoll'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/commands/{id}/result': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Agent posts a command's result
+     * @description Served by the ingest role. Access: agent API key. A second result for the same command is 409.
+     */
+    post: operations['postAgentCommandResult'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2515,6 +2959,10 @@ export interface operations {
               ssh_admin_ok?: boolean;
               /** @description open and acknowledged problems of visible types */
               live_problems?: number;
+              /** @description newest release tag of the agent kind's update repository (api/ACTIONS.md) */
+              latest_version?: string | null;
+              /** @description agent_version is older than latest_version */
+              outdated?: boolean;
             }[];
           };
         };
@@ -2616,6 +3064,10 @@ export interface operations {
             ssh_admin_ok?: boolean;
             /** @description open and acknowledged problems of visible types */
             live_problems?: number;
+            /** @description newest release tag of the agent kind's update repository (api/ACTIONS.md) */
+            latest_version?: string | null;
+            /** @description agent_version is older than latest_version */
+            outdated?: boolean;
             ipv6?: string | null;
             timezone?: string | null;
             agent_instance_id?: string | null;
@@ -3620,6 +4072,3268 @@ export interface operations {
           'application/json': {
             error: {
               /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getActions: {
+    parameters: {
+      query?: {
+        host_id?: number;
+        kind?: string;
+        before_id?: number;
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              id: number;
+              /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+              kind: string;
+              host_id?: number | null;
+              hostname?: string | null;
+              /** @description user who started it */
+              actor: string;
+              /** @description client address of the request */
+              address?: string | null;
+              params?: {
+                [key: string]: unknown;
+              };
+              /** @enum {string} */
+              status: 'queued' | 'running' | 'succeeded' | 'failed';
+              /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+              result?: {
+                [key: string]: unknown;
+              } | null;
+              /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+              error?: string | null;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              started_at?: string | null;
+              /** Format: date-time */
+              finished_at?: string | null;
+              /** @description from start (or creation when it never started) to finish */
+              duration_ms?: number | null;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getActionsId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  postHostsIdActionsWinrmTest: {
+    parameters: {
+      query?: {
+        /** @description true: answer when the action finished (200, or 400 ACTION_FAILED, or 504 when it takes longer than SERVICE_ACTION_WAIT_MS); false: answer 202 at once and poll GET /actions/{id}. Default true. */
+        wait?: boolean;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description finished (wait=true) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND: host or event */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description ACTION_TIMEOUT: not finished within SERVICE_ACTION_WAIT_MS; details.action_id can still be polled */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  postHostsIdActionsSessions: {
+    parameters: {
+      query?: {
+        /** @description true: answer when the action finished (200, or 400 ACTION_FAILED, or 504 when it takes longer than SERVICE_ACTION_WAIT_MS); false: answer 202 at once and poll GET /actions/{id}. Default true. */
+        wait?: boolean;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description finished (wait=true) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND: host or event */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description ACTION_TIMEOUT: not finished within SERVICE_ACTION_WAIT_MS; details.action_id can still be polled */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  postHostsIdActionsSessionsSessionIdLogoff: {
+    parameters: {
+      query?: {
+        /** @description true: answer when the action finished (200, or 400 ACTION_FAILED, or 504 when it takes longer than SERVICE_ACTION_WAIT_MS); false: answer 202 at once and poll GET /actions/{id}. Default true. */
+        wait?: boolean;
+      };
+      header?: never;
+      path: {
+        id: number;
+        session_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description finished (wait=true) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND: host or event */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description ACTION_TIMEOUT: not finished within SERVICE_ACTION_WAIT_MS; details.action_id can still be polled */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  postHostsIdActionsSshCheck: {
+    parameters: {
+      query?: {
+        /** @description true: answer when the action finished (200, or 400 ACTION_FAILED, or 504 when it takes longer than SERVICE_ACTION_WAIT_MS); false: answer 202 at once and poll GET /actions/{id}. Default false. */
+        wait?: boolean;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description finished (wait=true) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND: host or event */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description ACTION_TIMEOUT: not finished within SERVICE_ACTION_WAIT_MS; details.action_id can still be polled */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  postHostsIdActionsAgentUpdate: {
+    parameters: {
+      query?: {
+        /** @description true: answer when the action finished (200, or 400 ACTION_FAILED, or 504 when it takes longer than SERVICE_ACTION_WAIT_MS); false: answer 202 at once and poll GET /actions/{id}. Default false. */
+        wait?: boolean;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description finished (wait=true) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND: host or event */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description ACTION_TIMEOUT: not finished within SERVICE_ACTION_WAIT_MS; details.action_id can still be polled */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getAgentBundlesIdZip: {
+    parameters: {
+      query: {
+        expires: number;
+        sig: string;
+      };
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the zip (repository at its branch plus VERSION) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': string;
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: invalid or expired link */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/zip': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  postEventsEventIdActionsTerminateSession: {
+    parameters: {
+      query?: {
+        /** @description true: answer when the action finished (200, or 400 ACTION_FAILED, or 504 when it takes longer than SERVICE_ACTION_WAIT_MS); false: answer 202 at once and poll GET /actions/{id}. Default true. */
+        wait?: boolean;
+      };
+      header?: never;
+      path: {
+        event_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description finished (wait=true) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND: host or event */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description ACTION_TIMEOUT: not finished within SERVICE_ACTION_WAIT_MS; details.action_id can still be polled */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  postEventsEventIdActionsGatewayQwinsta: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        event_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description finished (wait=true) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND: host or event */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description ACTION_TIMEOUT: not finished within SERVICE_ACTION_WAIT_MS; details.action_id can still be polled */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  postEventsEventIdActionsGatewayLogoff: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        event_id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          session_id?: number;
+        } | null;
+      };
+    };
+    responses: {
+      /** @description finished (wait=true) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND: host or event */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description ACTION_TIMEOUT: not finished within SERVICE_ACTION_WAIT_MS; details.action_id can still be polled */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getSettingsWinrm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description DOMAIN\user or user */
+            username: string;
+            /** @description the password is never returned */
+            password_set: boolean;
+            /** @enum {string|null} */
+            password_source?: 'database' | 'environment' | null;
+            /** @enum {string} */
+            transport: 'http' | 'https';
+            port: number;
+            /**
+             * @description Basic only (NTLM is not implemented yet)
+             * @enum {string}
+             */
+            auth: 'basic';
+            /** @description check the HTTPS certificate of the host */
+            verify_tls: boolean;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  putSettingsWinrm: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          username?: string;
+          password?: string | null;
+          /** @enum {string} */
+          transport?: 'http' | 'https';
+          port?: number;
+          /**
+           * @description Basic only (NTLM is not implemented yet)
+           * @enum {string}
+           */
+          auth?: 'basic';
+          verify_tls?: boolean;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description DOMAIN\user or user */
+            username: string;
+            /** @description the password is never returned */
+            password_set: boolean;
+            /** @enum {string|null} */
+            password_source?: 'database' | 'environment' | null;
+            /** @enum {string} */
+            transport: 'http' | 'https';
+            port: number;
+            /**
+             * @description Basic only (NTLM is not implemented yet)
+             * @enum {string}
+             */
+            auth: 'basic';
+            /** @description check the HTTPS certificate of the host */
+            verify_tls: boolean;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getSettingsSsh: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            username: string;
+            /** @description the key is never returned */
+            private_key_set: boolean;
+            /** @enum {string|null} */
+            private_key_source?: 'database' | 'environment' | null;
+            port: number;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  putSettingsSsh: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          username?: string;
+          private_key?: string | null;
+          port?: number;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            username: string;
+            /** @description the key is never returned */
+            private_key_set: boolean;
+            /** @enum {string|null} */
+            private_key_source?: 'database' | 'environment' | null;
+            port: number;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getSettingsAgentUpdates: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            linux: {
+              git_url: string;
+              branch: string;
+              /** @description newest release tag of the repository (semver order), as last read */
+              latest_version?: string | null;
+              /**
+               * Format: date-time
+               * @description when the tags were last read (every SERVICE_VERSION_REFRESH_SECONDS)
+               */
+              checked_at?: string | null;
+              /** @description why the last read failed */
+              error?: string | null;
+            };
+            windows: {
+              git_url: string;
+              branch: string;
+              /** @description newest release tag of the repository (semver order), as last read */
+              latest_version?: string | null;
+              /**
+               * Format: date-time
+               * @description when the tags were last read (every SERVICE_VERSION_REFRESH_SECONDS)
+               */
+              checked_at?: string | null;
+              /** @description why the last read failed */
+              error?: string | null;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  putSettingsAgentUpdates: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          linux?: {
+            git_url?: string;
+            branch?: string;
+          };
+          windows?: {
+            git_url?: string;
+            branch?: string;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            linux: {
+              git_url: string;
+              branch: string;
+              /** @description newest release tag of the repository (semver order), as last read */
+              latest_version?: string | null;
+              /**
+               * Format: date-time
+               * @description when the tags were last read (every SERVICE_VERSION_REFRESH_SECONDS)
+               */
+              checked_at?: string | null;
+              /** @description why the last read failed */
+              error?: string | null;
+            };
+            windows: {
+              git_url: string;
+              branch: string;
+              /** @description newest release tag of the repository (semver order), as last read */
+              latest_version?: string | null;
+              /**
+               * Format: date-time
+               * @description when the tags were last read (every SERVICE_VERSION_REFRESH_SECONDS)
+               */
+              checked_at?: string | null;
+              /** @description why the last read failed */
+              error?: string | null;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  postSettingsAgentUpdatesGitTest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          git_url: string;
+          branch: string;
+        };
+      };
+    };
+    responses: {
+      /** @description finished (wait=true) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            /** @description winrm.test, winrm.sessions, winrm.logoff, winrm.logoff_user, ssh.check or agent.update */
+            kind: string;
+            host_id?: number | null;
+            hostname?: string | null;
+            /** @description user who started it */
+            actor: string;
+            /** @description client address of the request */
+            address?: string | null;
+            params?: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'queued' | 'running' | 'succeeded' | 'failed';
+            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            result?: {
+              [key: string]: unknown;
+            } | null;
+            /** @description why it failed (WinRM/SSH error text, exit code and stderr tail, timeout) */
+            error?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            started_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            /** @description from start (or creation when it never started) to finish */
+            duration_ms?: number | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND: host or event */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description ACTION_TIMEOUT: not finished within SERVICE_ACTION_WAIT_MS; details.action_id can still be polled */
+      504: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getSettingsAgentConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description for every agent */
+            all?: {
+              [key: string]: unknown;
+            };
+            /** @description ssh-monitor agents (on top of all) */
+            linux?: {
+              [key: string]: unknown;
+            };
+            /** @description rdp-login-monitor agents (on top of all) */
+            windows?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  putSettingsAgentConfig: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description for every agent */
+          all?: {
+            [key: string]: unknown;
+          };
+          /** @description ssh-monitor agents (on top of all) */
+          linux?: {
+            [key: string]: unknown;
+          };
+          /** @description rdp-login-monitor agents (on top of all) */
+          windows?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description for every agent */
+            all?: {
+              [key: string]: unknown;
+            };
+            /** @description ssh-monitor agents (on top of all) */
+            linux?: {
+              [key: string]: unknown;
+            };
+            /** @description rdp-login-monitor agents (on top of all) */
+            windows?: {
+              [key: string]: unknown;
+            };
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getHostsIdAgentCommands: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            items: {
+              id: number;
+              hostname: string;
+              /** @description what to do; an agent answers failed "unsupported" to a kind it does not know */
+              kind: string;
+              params: {
+                [key: string]: unknown;
+              };
+              /** @enum {string} */
+              status: 'pending' | 'delivered' | 'succeeded' | 'failed' | 'expired';
+              created_by?: string | null;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              delivered_at?: string | null;
+              /** Format: date-time */
+              finished_at?: string | null;
+              result?: {
+                [key: string]: unknown;
+              } | null;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  postHostsIdAgentCommands: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description e.g. send_inventory, send_test_event, restart */
+          kind: string;
+          /** @description at most 4 KiB as JSON */
+          params?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            hostname: string;
+            /** @description what to do; an agent answers failed "unsupported" to a kind it does not know */
+            kind: string;
+            params: {
+              [key: string]: unknown;
+            };
+            /** @enum {string} */
+            status: 'pending' | 'delivered' | 'succeeded' | 'failed' | 'expired';
+            created_by?: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at?: string | null;
+            /** Format: date-time */
+            finished_at?: string | null;
+            result?: {
+              [key: string]: unknown;
+            } | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  agentPoll: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description host.hostname as in the events */
+          hostname: string;
+          /** @enum {string} */
+          product?: 'ssh-monitor' | 'rdp-login-monitor';
+          /** @description the running agent version */
+          product_version?: string;
+          agent_instance_id?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description what the agent should do */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description Commands not yet answered, oldest first (at most 20). A command is delivered again when no result arrived within 10 minutes: run each id once and post its result. */
+            commands: {
+              id: number;
+              kind: string;
+              params: {
+                [key: string]: unknown;
+              };
+              /** Format: date-time */
+              created_at: string;
+            }[];
+            /** @description desired configuration (settings: all, then the kind) */
+            config: {
+              [key: string]: unknown;
+            };
+            /** @description A pending self-update: the agent runs its updater with git_url and branch and then sends an agent.update event. When it still reports an older version after SERVICE_AGENT_UPDATE_FALLBACK_MINUTES, the service updates it over SSH or WinRM. */
+            update: {
+              version: string;
+              git_url: string;
+              branch: string;
+            } | null;
+            /** @description when to poll next */
+            poll_interval_seconds: number;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHORIZED: missing or invalid agent API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  postAgentCommandResult: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description must be the host the command was for */
+          hostname: string;
+          /** @enum {string} */
+          status: 'succeeded' | 'failed';
+          exit_code?: number;
+          /** @description what the command printed (truncated by the agent) */
+          output?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description recorded */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_FAILED */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHORIZED */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND: no such command for this hostname */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description CONFLICT: the command already has a result */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
               code: string;
               message: string;
               details?: unknown;

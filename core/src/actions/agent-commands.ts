@@ -1,0 +1,113 @@
+// Agent commands (created by admins in the API, delivered by the agent poll in ingest, answered by the
+// agent), the desired agent configuration, and the record of self-updates the poll offered.
+import type { Pool } from '@watchpost/runtime';
+import type { AgentKind } from './settings.ts';
+
+export const AGENT_CONFIG_KEY = 'agents.config';
+/** A delivered command without a result is delivered again after this long. */
+export const REDELIVER_AFTER_MINUTES = 10;
+const MAX_PER_POLL = 20;
+
+export type AgentConfig = Partial<Record<'all' | AgentKind, Record<string, unknown>>>;
+
+export async function loadAgentConfig(pg: Pool): Promise<AgentConfig> {
+  const r = await pg.query<{ value: AgentConfig }>('SELECT value FROM settings WHERE key = $1', [AGENT_CONFIG_KEY]);
+  return r.rows[0]?.value ?? {};
+}
+
+export async function saveAgentConfig(pg: Pool, c: AgentConfig, by: string): Promise<void> {
+  await pg.query(
+    `INSERT INTO settings (key, value, updated_at, updated_by) VALUES ($1, $2, now(), $3)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now(), updated_by = EXCLUDED.updated_by`,
+    [AGENT_CONFIG_KEY, JSON.stringify(c), by],
+  );
+}
+
+/** The configuration one agent gets: `all`, then its kind on top. */
+export function configFor(c: AgentConfig, kind: AgentKind): Record<string, unknown> {
+  return { ...c.all, ...c[kind] };
+}
+
+export interface AgentCommand {
+  id: number;
+  hostname: string;
+  kind: string;
+  params: Record<string, unknown>;
+  status: 'pending' | 'delivered' | 'succeeded' | 'failed' | 'expired';
+  created_by: string | null;
+  created_at: string;
+  delivered_at: string | null;
+  finished_at: string | null;
+  result: Record<string, unknown> | null;
+}
+
+type Row = Omit<AgentCommand, 'created_at' | 'delivered_at' | 'finished_at'> & {
+  created_at: Date;
+  delivered_at: Date | null;
+  finished_at: Date | null;
+};
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+const view = (r: Row): AgentCommand => ({
+  ...r,
+  id: Number(r.id),
+  created_at: r.created_at.toISOString(),
+  delivered_at: iso(r.delivered_at),
+  finished_at: iso(r.finished_at),
+});
+const COLS = 'id, hostname, kind, params, status, created_by, created_at, delivered_at, finished_at, result';
+
+export async function createAgentCommand(
+  pg: Pool,
+  c: { hostname: string; kind: string; params: Record<string, unknown>; createdBy: string },
+): Promise<AgentCommand> {
+  const r = await pg.query<Row>(
+    `INSERT INTO agent_commands (hostname, kind, params, created_by) VALUES ($1, $2, $3, $4) RETURNING ${COLS}`,
+    [c.hostname, c.kind, JSON.stringify(c.params), c.createdBy],
+  );
+  return view(r.rows[0]!);
+}
+
+export async function listAgentCommands(pg: Pool, hostname: string): Promise<AgentCommand[]> {
+  const r = await pg.query<Row>(`SELECT ${COLS} FROM agent_commands WHERE hostname = $1 ORDER BY id DESC LIMIT 100`, [hostname]);
+  return r.rows.map(view);
+}
+
+/** Commands for this host's poll: pending ones, and delivered ones whose result is overdue; marked delivered. */
+export async function takeAgentCommands(pg: Pool, hostname: string): Promise<AgentCommand[]> {
+  const r = await pg.query<Row>(
+    `UPDATE agent_commands SET status = 'delivered', delivered_at = now()
+      WHERE id IN (SELECT id FROM agent_commands
+                    WHERE hostname = $1
+                      AND (status = 'pending' OR (status = 'delivered' AND delivered_at < now() - make_interval(mins => $2)))
+                    ORDER BY id LIMIT $3)
+      RETURNING ${COLS}`,
+    [hostname, REDELIVER_AFTER_MINUTES, MAX_PER_POLL],
+  );
+  return r.rows.map(view).sort((a, b) => a.id - b.id);
+}
+
+/** 'recorded', 'not_found' (unknown id or another host's command) or 'conflict' (already answered). */
+export async function recordAgentCommandResult(
+  pg: Pool,
+  id: number,
+  hostname: string,
+  result: { status: 'succeeded' | 'failed'; exit_code?: number; output?: string },
+): Promise<'recorded' | 'not_found' | 'conflict'> {
+  const r = await pg.query(
+    `UPDATE agent_commands SET status = $3, finished_at = now(), result = $4
+      WHERE id = $1 AND hostname = $2 AND status IN ('pending', 'delivered')`,
+    [id, hostname, result.status, JSON.stringify({ exit_code: result.exit_code ?? null, output: result.output ?? '' })],
+  );
+  if (r.rowCount === 1) return 'recorded';
+  const exists = await pg.query('SELECT 1 FROM agent_commands WHERE id = $1 AND hostname = $2', [id, hostname]);
+  return exists.rowCount ? 'conflict' : 'not_found';
+}
+
+/** Remembers that the poll offered `version` to the host (the first offer starts the fallback clock). */
+export async function recordUpdateOffer(pg: Pool, hostname: string, version: string): Promise<void> {
+  await pg.query(
+    `INSERT INTO agent_update_offers (hostname, version) VALUES ($1, $2)
+     ON CONFLICT (hostname, version) DO UPDATE SET last_offered_at = now()`,
+    [hostname, version],
+  );
+}

@@ -1,0 +1,28 @@
+// Git repository URLs an admin may configure for agent updates. Allow-listed schemes only: https and
+// ssh (ssh://user@host/path), and file:// only when SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS is on (tests,
+// local mirrors). Refused: other schemes (git's ext::, fd::), scp-like forms, option-looking values,
+// passwords in the URL (they would show in settings, logs and remote command lines).
+export function checkGitUrl(
+  raw: unknown,
+  opts: { allowFile: boolean },
+): { ok: true; url: string } | { ok: false; reason: string } {
+  if (typeof raw !== 'string' || raw.trim() === '') return { ok: false, reason: 'git URL is empty' };
+  const s = raw.trim();
+  if (s.length > 2048) return { ok: false, reason: 'git URL is too long' };
+  if (/[\s\0]/.test(s)) return { ok: false, reason: 'git URL may not contain spaces or control characters' };
+  let u: URL;
+  try {
+    u = new URL(s);
+  } catch {
+    return { ok: false, reason: 'not a URL (use https://host/path or ssh://user@host/path)' };
+  }
+  const allowed = ['https:', 'ssh:', ...(opts.allowFile ? ['file:'] : [])];
+  if (!allowed.includes(u.protocol))
+    return {
+      ok: false,
+      reason: `URL scheme ${u.protocol} is not allowed (allowed: ${allowed.map((p) => p.slice(0, -1)).join(', ')})`,
+    };
+  if (u.password) return { ok: false, reason: 'passwords in the git URL are not allowed' };
+  if (u.protocol !== 'file:' && !u.hostname) return { ok: false, reason: 'git URL has no host' };
+  return { ok: true, url: s };
+}

@@ -1,0 +1,29 @@
+// The latest agent version per kind, read by the actions worker from the configured repository's tags
+// and kept in `settings` (key agents.latest_versions): the cache the hosts API and the agent poll read.
+import type { Pool } from '@watchpost/runtime';
+import type { AgentKind } from './settings.ts';
+
+export const LATEST_VERSIONS_KEY = 'agents.latest_versions';
+
+export interface LatestVersion {
+  version: string | null;
+  git_url: string;
+  branch: string;
+  checked_at: string;
+  /** why the last read failed (the version stays what the previous read found) */
+  error: string | null;
+}
+export type LatestVersions = Partial<Record<AgentKind, LatestVersion>>;
+
+export async function loadLatestVersions(pg: Pool): Promise<LatestVersions> {
+  const r = await pg.query<{ value: LatestVersions }>('SELECT value FROM settings WHERE key = $1', [LATEST_VERSIONS_KEY]);
+  return r.rows[0]?.value ?? {};
+}
+
+export async function saveLatestVersion(pg: Pool, kind: AgentKind, v: LatestVersion): Promise<void> {
+  await pg.query(
+    `INSERT INTO settings (key, value, updated_at, updated_by) VALUES ($1, jsonb_build_object($2::text, $3::jsonb), now(), 'actions')
+     ON CONFLICT (key) DO UPDATE SET value = settings.value || EXCLUDED.value, updated_at = now()`,
+    [LATEST_VERSIONS_KEY, kind, JSON.stringify(v)],
+  );
+}

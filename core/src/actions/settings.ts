@@ -1,0 +1,169 @@
+// Remote-action settings edited in the UI (table `settings`), each field overriding its environment
+// default (spec: authentication rule 6). Secrets are stored encrypted (secrets.ts) and never returned:
+// views say only whether one is set.
+import type { ActionsConfig, Pool } from '@watchpost/runtime';
+import { readFile } from 'node:fs/promises';
+import { decryptSecret, encryptSecret } from './secrets.ts';
+
+export const WINRM_SETTINGS_KEY = 'actions.winrm';
+export const SSH_SETTINGS_KEY = 'actions.ssh';
+export const AGENT_UPDATE_SETTINGS_KEY = 'actions.agent_update';
+
+export interface WinrmSettings {
+  username: string;
+  password: string | undefined;
+  transport: 'http' | 'https';
+  port: number;
+  auth: 'basic';
+  verifyTls: boolean;
+}
+export interface SshSettings {
+  username: string;
+  privateKey: string | undefined;
+  port: number;
+}
+export type AgentKind = 'linux' | 'windows';
+export type AgentUpdateSettings = Record<AgentKind, { gitUrl: string; branch: string }>;
+
+interface StoredWinrm {
+  username?: string;
+  password_enc?: string;
+  transport?: 'http' | 'https';
+  port?: number;
+  auth?: 'basic';
+  verify_tls?: boolean;
+}
+interface StoredSsh {
+  username?: string;
+  private_key_enc?: string;
+  port?: number;
+}
+type StoredAgentUpdate = Partial<Record<AgentKind, { git_url?: string; branch?: string }>>;
+
+async function readSetting<T>(pg: Pool, key: string): Promise<T | undefined> {
+  const r = await pg.query<{ value: T }>('SELECT value FROM settings WHERE key = $1', [key]);
+  return r.rows[0]?.value;
+}
+
+async function writeSetting(pg: Pool, key: string, value: unknown, by: string): Promise<void> {
+  await pg.query(
+    `INSERT INTO settings (key, value, updated_at, updated_by) VALUES ($1, $2, now(), $3)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now(), updated_by = EXCLUDED.updated_by`,
+    [key, JSON.stringify(value), by],
+  );
+}
+
+const defaultWinrmPort = (t: 'http' | 'https') => (t === 'https' ? 5986 : 5985);
+
+export async function loadWinrmSettings(pg: Pool, env: ActionsConfig, key: Buffer): Promise<WinrmSettings> {
+  const db = (await readSetting<StoredWinrm>(pg, WINRM_SETTINGS_KEY)) ?? {};
+  const transport = db.transport ?? env.winrm.transport;
+  return {
+    username: db.username ?? env.winrm.username,
+    password: db.password_enc ? decryptSecret(key, db.password_enc, WINRM_SETTINGS_KEY) : env.winrm.password,
+    transport,
+    port: db.port ?? env.winrm.port ?? defaultWinrmPort(transport),
+    auth: db.auth ?? env.winrm.auth,
+    verifyTls: db.verify_tls ?? env.winrm.verifyTls,
+  };
+}
+
+/** What the API shows: no password, only whether one is set and where each value comes from. */
+export async function winrmSettingsView(pg: Pool, env: ActionsConfig) {
+  const db = (await readSetting<StoredWinrm>(pg, WINRM_SETTINGS_KEY)) ?? {};
+  const transport = db.transport ?? env.winrm.transport;
+  return {
+    username: db.username ?? env.winrm.username,
+    password_set: Boolean(db.password_enc ?? env.winrm.password),
+    password_source: db.password_enc ? ('database' as const) : env.winrm.password ? ('environment' as const) : null,
+    transport,
+    port: db.port ?? env.winrm.port ?? defaultWinrmPort(transport),
+    auth: db.auth ?? env.winrm.auth,
+    verify_tls: db.verify_tls ?? env.winrm.verifyTls,
+  };
+}
+
+/** Fields left out keep their stored value; `password: null` removes the stored password (env applies again). */
+export async function saveWinrmSettings(
+  pg: Pool,
+  key: Buffer,
+  input: Partial<{
+    username: string;
+    password: string | null;
+    transport: 'http' | 'https';
+    port: number;
+    auth: 'basic';
+    verify_tls: boolean;
+  }>,
+  by: string,
+): Promise<void> {
+  const db = (await readSetting<StoredWinrm>(pg, WINRM_SETTINGS_KEY)) ?? {};
+  const next: StoredWinrm = { ...db };
+  if (input.username !== undefined) next.username = input.username;
+  if (input.transport !== undefined) next.transport = input.transport;
+  if (input.port !== undefined) next.port = input.port;
+  if (input.auth !== undefined) next.auth = input.auth;
+  if (input.verify_tls !== undefined) next.verify_tls = input.verify_tls;
+  if (input.password === null) delete next.password_enc;
+  else if (input.password !== undefined) next.password_enc = encryptSecret(key, input.password, WINRM_SETTINGS_KEY);
+  await writeSetting(pg, WINRM_SETTINGS_KEY, next, by);
+}
+
+export async function loadSshSettings(pg: Pool, env: ActionsConfig, key: Buffer): Promise<SshSettings> {
+  const db = (await readSetting<StoredSsh>(pg, SSH_SETTINGS_KEY)) ?? {};
+  let privateKey = db.private_key_enc ? decryptSecret(key, db.private_key_enc, SSH_SETTINGS_KEY) : undefined;
+  if (privateKey === undefined && env.ssh.privateKeyFile) privateKey = await readFile(env.ssh.privateKeyFile, 'utf8');
+  return { username: db.username ?? env.ssh.username, privateKey, port: db.port ?? env.ssh.port };
+}
+
+export async function sshSettingsView(pg: Pool, env: ActionsConfig) {
+  const db = (await readSetting<StoredSsh>(pg, SSH_SETTINGS_KEY)) ?? {};
+  return {
+    username: db.username ?? env.ssh.username,
+    private_key_set: Boolean(db.private_key_enc ?? env.ssh.privateKeyFile),
+    private_key_source: db.private_key_enc ? ('database' as const) : env.ssh.privateKeyFile ? ('environment' as const) : null,
+    port: db.port ?? env.ssh.port,
+  };
+}
+
+export async function saveSshSettings(
+  pg: Pool,
+  key: Buffer,
+  input: Partial<{ username: string; private_key: string | null; port: number }>,
+  by: string,
+): Promise<void> {
+  const db = (await readSetting<StoredSsh>(pg, SSH_SETTINGS_KEY)) ?? {};
+  const next: StoredSsh = { ...db };
+  if (input.username !== undefined) next.username = input.username;
+  if (input.port !== undefined) next.port = input.port;
+  if (input.private_key === null) delete next.private_key_enc;
+  else if (input.private_key !== undefined) next.private_key_enc = encryptSecret(key, input.private_key, SSH_SETTINGS_KEY);
+  await writeSetting(pg, SSH_SETTINGS_KEY, next, by);
+}
+
+export async function loadAgentUpdateSettings(pg: Pool, env: ActionsConfig): Promise<AgentUpdateSettings> {
+  const db = (await readSetting<StoredAgentUpdate>(pg, AGENT_UPDATE_SETTINGS_KEY)) ?? {};
+  const one = (k: AgentKind) => ({
+    gitUrl: db[k]?.git_url ?? env.agentUpdate[k].gitUrl,
+    branch: db[k]?.branch ?? env.agentUpdate[k].branch,
+  });
+  return { linux: one('linux'), windows: one('windows') };
+}
+
+export async function saveAgentUpdateSettings(
+  pg: Pool,
+  input: Partial<Record<AgentKind, { git_url?: string; branch?: string }>>,
+  by: string,
+): Promise<void> {
+  const db = (await readSetting<StoredAgentUpdate>(pg, AGENT_UPDATE_SETTINGS_KEY)) ?? {};
+  const next: StoredAgentUpdate = { ...db };
+  for (const k of ['linux', 'windows'] as const) if (input[k]) next[k] = { ...db[k], ...input[k] };
+  await writeSetting(pg, AGENT_UPDATE_SETTINGS_KEY, next, by);
+}
+
+/** Which agent kind a host runs, from its product (spec: ssh-monitor on Linux, rdp-login-monitor on Windows). */
+export function agentKindOf(host: { product: string; os_family?: string | null }): AgentKind {
+  if (host.product === 'rdp-login-monitor') return 'windows';
+  if (host.product === 'ssh-monitor') return 'linux';
+  return host.os_family?.toLowerCase().startsWith('win') ? 'windows' : 'linux';
+}

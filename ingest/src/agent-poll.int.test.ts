@@ -1,0 +1,252 @@
+// The agent poll (ingest) with version references (actions worker reading tags of local bare git
+// repositories), the git test, agent commands and the automatic update fallback, on the real stores.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { createKafka, createQueue, createRedis, type Redis } from '@watchpost/runtime';
+import { createApiKey, loadSecretsKey } from '@watchpost/core';
+import { ACTIONS_QUEUE, type ActionsQueueJob } from '@watchpost/schemas';
+import { memoryLogger } from '@watchpost/testkit';
+import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
+import {
+  createTestGitRepo,
+  insertHost,
+  runUpdateFallback,
+  startActionsWorker,
+  type TestGitRepo,
+} from '@watchpost/testkit/actions';
+import { buildIngestApp } from './app.ts';
+
+let h: ApiHarness;
+let ingest: FastifyInstance;
+let redis: Redis;
+let worker: Awaited<ReturnType<typeof startActionsWorker>>;
+let repo: TestGitRepo;
+let admin: string;
+let key: string;
+const ids = { old: 0, current: 0, win: 0 };
+
+async function api(method: 'GET' | 'POST' | 'PUT', path: string, payload?: object) {
+  const r = await h.app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${admin}` }, payload });
+  return { status: r.statusCode, body: r.json() };
+}
+async function agent(path: string, payload: object | string, apiKey = key) {
+  const r = await ingest.inject({
+    method: 'POST',
+    url: `/api/v1${path}`,
+    headers: { 'content-type': 'application/json', ...(apiKey ? { 'x-api-key': apiKey } : {}) },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+  return { status: r.statusCode, body: r.body ? r.json() : null };
+}
+async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+const hostRow = async (hostname: string) =>
+  (await api('GET', `/hosts?search=${hostname}`)).body.items.find((x: { hostname: string }) => x.hostname === hostname);
+
+beforeAll(async () => {
+  repo = createTestGitRepo();
+  repo.commit({ README: '1.0.0' }, { tag: 'v1.0.0' });
+  repo.commit({ README: '1.2.0' }, { tag: 'v1.2.0' });
+  repo.commit({ README: '2.0.0-rc.1' }, { tag: 'v2.0.0-rc.1' });
+  h = await createApiHarness('agent_poll', {
+    env: {
+      SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS: 'true',
+      SERVICE_INGEST_KEY_CACHE_SECONDS: '0',
+      SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
+      SERVICE_ACTION_TIMEOUT_MS: '10000',
+    },
+  });
+  redis = createRedis(h.config.redisUrl);
+  const kafka = createKafka(h.config.kafkaBrokers, 'agent-poll-test');
+  ({ app: ingest } = await buildIngestApp({ config: h.config, log: memoryLogger().log, redis, pg: h.stores.pg, kafka }));
+  worker = await startActionsWorker(h.config);
+  key = (await createApiKey(h.stores.pg, 'agents')).key;
+  await addUser(h, 'ada', 'admin');
+  admin = (await login(h, 'ada', 'pw-ada-secret')).json().access_token;
+  ids.old = await insertHost(h.stores.pg, { hostname: 'lnx-old', product: 'ssh-monitor', version: '1.0.0', address: '10.0.0.1' });
+  ids.current = await insertHost(h.stores.pg, {
+    hostname: 'lnx-current',
+    product: 'ssh-monitor',
+    version: '1.2.0',
+    address: '10.0.0.2',
+  });
+  ids.win = await insertHost(h.stores.pg, {
+    hostname: 'win-a',
+    product: 'rdp-login-monitor',
+    version: '0.1.0',
+    address: '10.0.0.3',
+  });
+});
+
+afterAll(async () => {
+  await worker?.close();
+  await ingest?.close();
+  await redis?.quit();
+  await h?.close();
+  repo?.close();
+});
+
+describe('git connectivity test (unsaved values)', () => {
+  it('reads the tags and checks the branch without saving anything', async () => {
+    const r = await api('POST', '/settings/agent-updates/git-test', { git_url: repo.url, branch: 'main' });
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.result).toEqual({ ok: true, branch_found: true, tags: 3, latest_version: '1.2.0' });
+    expect((await api('GET', '/settings/agent-updates')).body.linux.git_url).toBe('');
+  });
+
+  it('a missing branch or repository is a 400 with the reason; other schemes never reach git', async () => {
+    const nb = await api('POST', '/settings/agent-updates/git-test', { git_url: repo.url, branch: 'nope' });
+    expect(nb.status).toBe(400);
+    expect(nb.body.error.message).toMatch(/no branch nope/);
+    const nr = await api('POST', '/settings/agent-updates/git-test', { git_url: 'file:///nonexistent/repo.git', branch: 'main' });
+    expect(nr.status).toBe(400);
+    expect(nr.body.error.message).toMatch(/git ls-remote file:\/\/\/nonexistent/);
+    for (const git_url of ['ext::sh -c touch% /tmp/pwned', 'http://example.org/x.git', '--upload-pack=id']) {
+      const r = await api('POST', '/settings/agent-updates/git-test', { git_url, branch: 'main' });
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('VALIDATION_FAILED');
+    }
+    expect((await api('POST', '/settings/agent-updates/git-test', { git_url: repo.url, branch: '--all' })).status).toBe(400);
+  });
+});
+
+describe('version references', () => {
+  it('flags hosts older than the newest release tag; the flags follow a new tag', async () => {
+    const put = await api('PUT', '/settings/agent-updates', { linux: { git_url: repo.url, branch: 'main' } });
+    expect(put.status).toBe(200);
+    const s = await until(
+      () => api('GET', '/settings/agent-updates'),
+      (r) => r.body.linux.latest_version === '1.2.0',
+    );
+    expect(s.body.linux).toMatchObject({ git_url: repo.url, branch: 'main', latest_version: '1.2.0', error: null });
+    expect(await hostRow('lnx-old')).toMatchObject({ agent_version: '1.0.0', latest_version: '1.2.0', outdated: true });
+    expect(await hostRow('lnx-current')).toMatchObject({ latest_version: '1.2.0', outdated: false });
+    expect(await hostRow('win-a')).toMatchObject({ latest_version: null, outdated: false });
+    expect((await api('GET', `/hosts/${ids.old}`)).body).toMatchObject({ outdated: true });
+
+    repo.commit({ README: '1.3.0' }, { tag: 'v1.3.0' });
+    await api('PUT', '/settings/agent-updates', { linux: { git_url: repo.url } });
+    await until(
+      () => api('GET', '/settings/agent-updates'),
+      (r) => r.body.linux.latest_version === '1.3.0',
+    );
+    expect(await hostRow('lnx-current')).toMatchObject({ latest_version: '1.3.0', outdated: true });
+  });
+});
+
+describe('agent poll', () => {
+  it('needs an agent key and a valid body', async () => {
+    expect((await agent('/agent/poll', { hostname: 'lnx-old' }, '')).status).toBe(401);
+    expect((await agent('/agent/poll', { hostname: 'lnx-old' }, 'wpk_wrong')).status).toBe(401);
+    const bad = await agent('/agent/poll', { hostname: '', extra: 1 });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+    expect((await agent('/agent/poll', '{not json')).status).toBe(400);
+  });
+
+  it('offers the pending self-update to an outdated agent only, and records the offer', async () => {
+    const r = await agent('/agent/poll', { hostname: 'lnx-old', product: 'ssh-monitor', product_version: '1.0.0' });
+    expect(r.status).toBe(200);
+    expect(r.body.update).toEqual({ version: '1.3.0', git_url: repo.url, branch: 'main' });
+    const offers = await h.stores.pg.query("SELECT version FROM agent_update_offers WHERE hostname = 'lnx-old'");
+    expect(offers.rows).toEqual([{ version: '1.3.0' }]);
+    const up = await agent('/agent/poll', { hostname: 'lnx-current', product: 'ssh-monitor', product_version: '1.3.0' });
+    expect(up.body.update).toBeNull();
+  });
+
+  it('returns the desired configuration (all, then the kind)', async () => {
+    const put = await api('PUT', '/settings/agent-config', {
+      all: { log_level: 'info', poll_interval_seconds: 30 },
+      linux: { log_level: 'debug' },
+    });
+    expect(put.status).toBe(200);
+    const r = await agent('/agent/poll', { hostname: 'lnx-old', product: 'ssh-monitor' });
+    expect(r.body.config).toEqual({ log_level: 'debug', poll_interval_seconds: 30 });
+    expect(r.body.poll_interval_seconds).toBe(30);
+    const w = await agent('/agent/poll', { hostname: 'win-a', product: 'rdp-login-monitor' });
+    expect(w.body.config).toEqual({ log_level: 'info', poll_interval_seconds: 30 });
+  });
+
+  it('delivers a command once, takes its result once, and shows it in the API', async () => {
+    const c = await api('POST', `/hosts/${ids.old}/agent-commands`, { kind: 'send_inventory', params: { full: true } });
+    expect(c.status).toBe(201);
+    expect((await api('POST', `/hosts/${ids.old}/agent-commands`, { kind: 'rm -rf /' })).status).toBe(400);
+    const first = await agent('/agent/poll', { hostname: 'lnx-old' });
+    expect(first.body.commands).toEqual([
+      { id: c.body.id, kind: 'send_inventory', params: { full: true }, created_at: c.body.created_at },
+    ]);
+    expect((await agent('/agent/poll', { hostname: 'lnx-old' })).body.commands).toEqual([]);
+    expect((await agent('/agent/poll', { hostname: 'lnx-current' })).body.commands).toEqual([]);
+    const other = await agent(`/agent/commands/${c.body.id}/result`, { hostname: 'lnx-current', status: 'succeeded' });
+    expect(other.status).toBe(404);
+    const res = await agent(`/agent/commands/${c.body.id}/result`, {
+      hostname: 'lnx-old',
+      status: 'succeeded',
+      exit_code: 0,
+      output: 'sent',
+    });
+    expect(res.status).toBe(204);
+    expect((await agent(`/agent/commands/${c.body.id}/result`, { hostname: 'lnx-old', status: 'failed' })).status).toBe(409);
+    const listed = await api('GET', `/hosts/${ids.old}/agent-commands`);
+    expect(listed.body.items[0]).toMatchObject({ id: c.body.id, status: 'succeeded', result: { exit_code: 0, output: 'sent' } });
+  });
+
+  it('is in the OpenAPI document for agent authors', async () => {
+    const doc = (await h.app.inject({ method: 'GET', url: '/api/v1/openapi.json' })).json();
+    expect(doc.paths['/api/v1/agent/poll'].post.security).toEqual([{ agentKey: [] }]);
+    expect(doc.paths['/api/v1/agent/commands/{id}/result'].post.responses['409']).toBeDefined();
+    expect(doc.paths['/api/v1/hosts/{id}/actions/winrm-test'].post).toBeDefined();
+  });
+});
+
+describe('automatic update fallback', () => {
+  it('starts the SSH update as `system` for a host that ignored the offer; a host that caught up is just closed', async () => {
+    await h.stores.pg.query("UPDATE agent_update_offers SET offered_at = now() - interval '2 hours' WHERE hostname = 'lnx-old'");
+    await h.stores.pg.query(
+      "INSERT INTO agent_update_offers (hostname, version, offered_at) VALUES ('lnx-current', '1.2.0', now() - interval '2 hours')",
+    );
+    const queue = createQueue<ActionsQueueJob>(h.config, ACTIONS_QUEUE, createRedis(h.config.redisUrl, { forBullmq: true }));
+    try {
+      const deps = {
+        pg: h.stores.pg,
+        config: h.config,
+        log: memoryLogger().log,
+        secretsKey: await loadSecretsKey(h.config.actions.secretsKey, h.config.stateDir),
+      };
+      const r = await runUpdateFallback(deps, queue);
+      expect(r.started).toHaveLength(1);
+      expect(r.caught_up).toBe(1);
+      expect((await runUpdateFallback(deps, queue)).started).toEqual([]);
+      const a = await until(
+        () => api('GET', `/actions/${r.started[0]}`),
+        (x) => x.body.status === 'failed' || x.body.status === 'succeeded',
+      );
+      expect(a.body).toMatchObject({
+        kind: 'agent.update',
+        actor: 'system',
+        hostname: 'lnx-old',
+        params: { agent: 'linux', fallback_for_version: '1.3.0', git_url: repo.url },
+      });
+      // No SSH credentials in this test: the run is recorded with that reason (tested end to end in processors).
+      expect(a.body.error).toMatch(/SSH is not configured/);
+      const offers = await h.stores.pg.query(
+        'SELECT hostname, version, done_at IS NOT NULL AS done, fallback_action_id FROM agent_update_offers ORDER BY hostname, version',
+      );
+      expect(offers.rows).toEqual([
+        { hostname: 'lnx-current', version: '1.2.0', done: true, fallback_action_id: null },
+        // offered by a poll just now: not due yet
+        { hostname: 'lnx-current', version: '1.3.0', done: false, fallback_action_id: null },
+        { hostname: 'lnx-old', version: '1.3.0', done: false, fallback_action_id: r.started[0] },
+      ]);
+    } finally {
+      await queue.close();
+    }
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { parseQwinsta } from './qwinsta.ts';
+import { QWINSTA_RECORDED, QWINSTA_RECORDED_DE } from './qwinsta.fixtures.ts';
+
+describe('parseQwinsta', () => {
+  it('reads the recorded English output', () => {
+    expect(parseQwinsta(QWINSTA_RECORDED)).toEqual([
+      { session_name: 'services', username: '', id: 0, state: 'Disc', current: false },
+      { session_name: 'console', username: 'Administrator', id: 1, state: 'Active', current: true },
+      { session_name: 'rdp-tcp#12', username: 'alice', id: 2, state: 'Active', current: false },
+      { session_name: '', username: 'bob', id: 3, state: 'Disc', current: false },
+      { session_name: 'rdp-tcp', username: '', id: 65536, state: 'Listen', current: false },
+    ]);
+  });
+  it('reads localised headers by position', () => {
+    const s = parseQwinsta(QWINSTA_RECORDED_DE);
+    expect(s.map((x) => [x.username, x.id, x.state])).toEqual([
+      ['', 0, 'Getr.'],
+      ['Administrator', 1, 'Aktiv'],
+      ['alice', 2, 'Aktiv'],
+    ]);
+  });
+  it('nothing from empty or unexpected output', () => {
+    expect(parseQwinsta('')).toEqual([]);
+    expect(parseQwinsta('No session exists for *')).toEqual([]);
+  });
+});
+
+describe('parseQwinsta, drifted columns', () => {
+  it('reads users with spaces or digits and ids wider than their column', () => {
+    const out = [
+      ' SESSIONNAME       USERNAME                 ID  STATE   TYPE        DEVICE ',
+      ' rdp-tcp#1         John Smith              12  Active',
+      ' rdp-tcp#2         user2                  123  Disc',
+      '                                        0  Disc',
+    ].join('\r\n');
+    expect(parseQwinsta(out).map((s) => [s.session_name, s.username, s.id, s.state])).toEqual([
+      ['rdp-tcp#1', 'John Smith', 12, 'Active'],
+      ['rdp-tcp#2', 'user2', 123, 'Disc'],
+      ['', '', 0, 'Disc'],
+    ]);
+  });
+});

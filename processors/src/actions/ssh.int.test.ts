@@ -1,0 +1,205 @@
+// SSH actions end to end: API route -> actions queue -> actions worker -> a real OpenSSH server (Debian's
+// sshd on a loopback port, its own host key and the test's authorized key) -> the actions row, the
+// audit log and the hosts row. The "managed host" is this machine, so the updater goes to a temporary
+// prefix (SERVICE_AGENT_UPDATER_PATH) and the agent repository is a local bare repository.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
+import {
+  createTestGitRepo,
+  insertHost,
+  startActionsWorker,
+  startTestSshd,
+  type TestGitRepo,
+  type TestSshd,
+} from '@watchpost/testkit/actions';
+
+let h: ApiHarness;
+let sshd: TestSshd;
+let repo: TestGitRepo;
+let worker: Awaited<ReturnType<typeof startActionsWorker>>;
+let admin: string;
+let monitor: string;
+let hostId: number;
+let prefix: string;
+
+const installSh = { content: '#!/bin/sh\nset -e\necho "installed from $(pwd)" > ../../install-marker\n', mode: 0o755 };
+
+async function call(method: 'GET' | 'POST' | 'PUT', path: string, token = admin, payload?: object) {
+  const r = await h.app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${token}` }, payload });
+  return { status: r.statusCode, body: r.json() };
+}
+
+async function pollAction(id: number) {
+  const until = Date.now() + 60_000;
+  for (;;) {
+    const { body } = await call('GET', `/actions/${id}`);
+    if (body.status === 'succeeded' || body.status === 'failed' || Date.now() > until) return body;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  sshd = await startTestSshd();
+  repo = createTestGitRepo();
+  repo.commit({ 'install.sh': installSh, README: 'agent 1.2.0\n' }, { tag: 'v1.2.0' });
+  prefix = mkdtempSync(join(tmpdir(), 'watchpost-prefix-'));
+  h = await createApiHarness('actions_ssh', {
+    env: {
+      SERVICE_SSH_USERNAME: sshd.username,
+      SERVICE_SSH_PORT: String(sshd.port),
+      SERVICE_SSH_PRIVATE_KEY_FILE: sshd.privateKeyFile,
+      SERVICE_AGENT_UPDATER_PATH: join(prefix, 'sbin', 'watchpost-agent-update'),
+      SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS: 'true',
+      SERVICE_AGENT_UPDATE_LINUX_GIT_URL: repo.url,
+      SERVICE_AGENT_UPDATE_LINUX_BRANCH: 'main',
+      SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
+      SERVICE_ACTION_TIMEOUT_MS: '20000',
+    },
+  });
+  worker = await startActionsWorker(h.config);
+  await addUser(h, 'ada', 'admin');
+  await addUser(h, 'max', 'monitor');
+  admin = (await login(h, 'ada', 'pw-ada-secret')).json().access_token;
+  monitor = (await login(h, 'max', 'pw-max-secret')).json().access_token;
+  hostId = await insertHost(h.stores.pg, { hostname: 'lnx-01', product: 'ssh-monitor', version: '1.0.0', address: '127.0.0.1' });
+});
+
+afterAll(async () => {
+  await worker?.close();
+  await h?.close();
+  await sshd?.close();
+  repo?.close();
+  if (prefix) rmSync(prefix, { recursive: true, force: true });
+});
+
+describe('SSH administration check', () => {
+  it('connects, finds root, persists ssh_admin_ok and pins the host key; recorded in actions and audit', async () => {
+    const before = await h.stores.pg.query('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId]);
+    expect(before.rows[0].ssh_admin_ok).toBe(false);
+    const r = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toMatchObject({ kind: 'ssh.check', status: 'succeeded', actor: 'ada', hostname: 'lnx-01' });
+    expect(r.body.result).toMatchObject({ ssh_admin_ok: true, via: 'root' });
+    expect(r.body.duration_ms).toBeGreaterThanOrEqual(0);
+    const fingerprint = execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', join(sshd.dir, 'host_ed25519.pub')], {
+      encoding: 'utf8',
+    });
+    const expectedB64 = /SHA256:(\S+)/.exec(fingerprint)![1];
+    expect(Buffer.from(r.body.result.host_key_sha256, 'hex').toString('base64').replace(/=+$/, '')).toBe(expectedB64);
+    const host = await h.stores.pg.query(
+      'SELECT ssh_admin_ok, ssh_admin_checked_at, ssh_host_key_sha256 FROM hosts WHERE id = $1',
+      [hostId],
+    );
+    expect(host.rows[0]).toMatchObject({ ssh_admin_ok: true, ssh_host_key_sha256: r.body.result.host_key_sha256 });
+    expect(host.rows[0].ssh_admin_checked_at).not.toBeNull();
+    const audit = await h.stores.pg.query("SELECT actor, target, details FROM audit_log WHERE action = 'action.ssh.check'");
+    expect(audit.rows).toHaveLength(1);
+    expect(audit.rows[0]).toMatchObject({
+      actor: 'ada',
+      target: 'lnx-01',
+      details: { action_id: r.body.id, status: 'succeeded' },
+    });
+    const listed = await call('GET', `/actions?host_id=${hostId}`, monitor);
+    expect(listed.body.items.map((a: { id: number }) => a.id)).toContain(r.body.id);
+  });
+
+  it('is for admins only', async () => {
+    expect((await call('POST', `/hosts/${hostId}/actions/ssh-check`, monitor)).status).toBe(403);
+  });
+
+  it('queued by default: 202, then the status to poll', async () => {
+    const r = await call('POST', `/hosts/${hostId}/actions/ssh-check`);
+    expect(r.status).toBe(202);
+    expect(r.body.status).toBe('queued');
+    expect(await pollAction(r.body.id)).toMatchObject({ status: 'succeeded', result: { ssh_admin_ok: true } });
+  });
+
+  it('a changed host key is refused with 400 and the reason', async () => {
+    const pinned = await h.stores.pg.query('SELECT ssh_host_key_sha256 FROM hosts WHERE id = $1', [hostId]);
+    await h.stores.pg.query("UPDATE hosts SET ssh_host_key_sha256 = 'deadbeef' WHERE id = $1", [hostId]);
+    try {
+      const r = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('ACTION_FAILED');
+      expect(r.body.error.message).toMatch(/host key changed/);
+      expect((await call('GET', `/actions/${r.body.error.details.action_id}`)).body.status).toBe('failed');
+    } finally {
+      await h.stores.pg.query('UPDATE hosts SET ssh_host_key_sha256 = $2 WHERE id = $1', [
+        hostId,
+        pinned.rows[0].ssh_host_key_sha256,
+      ]);
+    }
+  });
+});
+
+describe('Linux agent update over SSH', () => {
+  const updater = () => join(prefix, 'sbin', 'watchpost-agent-update');
+
+  it('installs the missing updater, passes the git URL and branch, reads the version back', async () => {
+    expect(existsSync(updater())).toBe(false);
+    const r = await call('POST', `/hosts/${hostId}/actions/agent-update`);
+    expect(r.status).toBe(202);
+    const done = await pollAction(r.body.id);
+    expect(done.status, done.error).toBe('succeeded');
+    expect(done.result).toMatchObject({
+      agent: 'linux',
+      installed_updater: true,
+      version: '1.2.0',
+      git_url: repo.url,
+      branch: 'main',
+    });
+    expect(existsSync(updater())).toBe(true);
+    expect(readFileSync(join(prefix, 'lib', 'watchpost-agent', 'ssh-monitor', 'VERSION'), 'utf8').trim()).toBe('1.2.0');
+    expect(readFileSync(join(prefix, 'lib', 'watchpost-agent', 'install-marker'), 'utf8')).toMatch(/installed from/);
+    const host = await h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
+    expect(host.rows[0].product_version).toBe('1.2.0');
+  });
+
+  it('a second update keeps the updater and moves to the new tag', async () => {
+    repo.commit({ README: 'agent 1.3.0\n' }, { tag: 'v1.3.0' });
+    const r = await call('POST', `/hosts/${hostId}/actions/agent-update?wait=true`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.result).toMatchObject({ installed_updater: false, previous_version: '1.2.0', version: '1.3.0' });
+  });
+
+  it('a failing command on the host is answered 400 with its exit code and stderr', async () => {
+    const put = await call('PUT', '/settings/agent-updates', admin, { linux: { branch: 'no-such-branch' } });
+    expect(put.status).toBe(200);
+    try {
+      const r = await call('POST', `/hosts/${hostId}/actions/agent-update?wait=true`);
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('ACTION_FAILED');
+      expect(r.body.error.message).toMatch(/the agent update failed with exit code \d+: .*no-such-branch/);
+      const a = (await call('GET', `/actions/${r.body.error.details.action_id}`)).body;
+      expect(a).toMatchObject({ status: 'failed', kind: 'agent.update' });
+      expect(a.duration_ms).toBeGreaterThanOrEqual(0);
+    } finally {
+      await call('PUT', '/settings/agent-updates', admin, { linux: { branch: 'main' } });
+    }
+  });
+
+  it('a key the server does not accept is answered 400 (database setting over environment, stored encrypted)', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'watchpost-key-'));
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(other, 'k')]);
+    const key = readFileSync(join(other, 'k'), 'utf8');
+    rmSync(other, { recursive: true, force: true });
+    const put = await call('PUT', '/settings/ssh', admin, { private_key: key });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    expect(put.body).toEqual({ username: sshd.username, private_key_set: true, private_key_source: 'database', port: sshd.port });
+    const stored = await h.stores.pg.query("SELECT value::text AS v FROM settings WHERE key = 'actions.ssh'");
+    expect(stored.rows[0].v).not.toContain('PRIVATE KEY');
+    try {
+      const r = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/authentication refused/);
+    } finally {
+      await call('PUT', '/settings/ssh', admin, { private_key: null });
+    }
+    expect((await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`)).status).toBe(200);
+  });
+});

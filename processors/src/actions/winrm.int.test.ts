@@ -1,0 +1,260 @@
+// WinRM actions end to end: API route -> actions queue -> actions worker -> a WS-Management test double
+// over a real socket (testkit/src/wsman-double.ts: SOAP envelopes of the Windows remote shell, Basic
+// authentication, recorded qwinsta/logoff outputs) -> the actions row and the audit log.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { addUser, createApiHarness, insertEnvelopes, login, type ApiHarness } from '@watchpost/testkit/api';
+import { makeEnvelope } from '@watchpost/testkit';
+import { insertHost, startActionsWorker, startWsmanDouble, type WsmanDouble } from '@watchpost/testkit/actions';
+import { ACTIONS } from './winrm.ts';
+
+const USER = 'CORP\\svc-watchpost';
+const PASSWORD = 'p@ss"w<rd&\u2019';
+
+let h: ApiHarness;
+let win: WsmanDouble;
+let worker: Awaited<ReturnType<typeof startActionsWorker>> | undefined;
+let admin: string;
+let monitor: string;
+let hostId: number;
+const ev = { rdp: '', rdpFailed: '', gateway: '', gatewayUnknown: '' };
+
+async function call(method: 'GET' | 'POST' | 'PUT', path: string, token = admin, payload?: object) {
+  const r = await h.app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${token}` }, payload });
+  return { status: r.statusCode, body: r.json() };
+}
+
+beforeAll(async () => {
+  win = await startWsmanDouble({ username: USER, password: PASSWORD });
+  h = await createApiHarness('actions_winrm', {
+    env: {
+      SERVICE_WINRM_USERNAME: USER,
+      SERVICE_WINRM_PORT: String(win.port),
+      SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
+      SERVICE_ACTION_TIMEOUT_MS: '2000',
+      SERVICE_ACTION_WAIT_MS: '4000',
+    },
+  });
+  worker = await startActionsWorker(h.config);
+  await addUser(h, 'ada', 'admin');
+  await addUser(h, 'max', 'monitor');
+  admin = (await login(h, 'ada', 'pw-ada-secret')).json().access_token;
+  monitor = (await login(h, 'max', 'pw-max-secret')).json().access_token;
+  hostId = await insertHost(h.stores.pg, {
+    hostname: 'win-01',
+    product: 'rdp-login-monitor',
+    version: '3.0.0',
+    address: '127.0.0.1',
+  });
+  const windows = { product: 'rdp-login-monitor' as const, product_version: '3.0.0', agent_instance_id: 'w1' };
+  const envs = [
+    makeEnvelope({
+      type: 'rdp.login.success',
+      source: windows,
+      host: { hostname: 'win-01', os_family: 'windows' },
+      details: { user: 'CORP\\alice' },
+    }),
+    makeEnvelope({
+      type: 'rdp.login.failed',
+      source: windows,
+      host: { hostname: 'win-01', os_family: 'windows' },
+      details: { user: 'bob' },
+    }),
+    makeEnvelope({
+      type: 'rdg.connection.success',
+      source: windows,
+      host: { hostname: 'gw-01', os_family: 'windows' },
+      details: { user: 'CORP\\bob', internal_address: '127.0.0.1:3389', code: 302 },
+    }),
+    makeEnvelope({
+      type: 'rdg.connection.success',
+      source: windows,
+      host: { hostname: 'gw-01', os_family: 'windows' },
+      details: { user: 'carol', internal_address: '10.9.9.9' },
+    }),
+  ];
+  await insertEnvelopes(h.stores.ch, envs);
+  [ev.rdp, ev.rdpFailed, ev.gateway, ev.gatewayUnknown] = envs.map((e) => e.event.event_id) as [string, string, string, string];
+});
+
+afterAll(async () => {
+  await worker?.close();
+  await h?.close();
+  await win?.close();
+});
+
+describe('WinRM settings and connection test', () => {
+  it('without a password the test answers 400 with the reason', async () => {
+    const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'ACTION_FAILED', message: expect.stringMatching(/WinRM is not configured/) });
+  });
+
+  it('the password is stored encrypted, never returned, and its change audited without it', async () => {
+    expect((await call('PUT', '/settings/winrm', monitor, { password: PASSWORD })).status).toBe(403);
+    const r = await call('PUT', '/settings/winrm', admin, { password: PASSWORD });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      username: USER,
+      password_set: true,
+      password_source: 'database',
+      transport: 'http',
+      port: win.port,
+      auth: 'basic',
+      verify_tls: true,
+    });
+    expect(JSON.stringify((await call('GET', '/settings/winrm')).body)).not.toContain('p@ss');
+    const stored = await h.stores.pg.query("SELECT value::text AS v FROM settings WHERE key = 'actions.winrm'");
+    expect(stored.rows[0].v).not.toContain('p@ss');
+    expect(stored.rows[0].v).toMatch(/"password_enc": "v1:/);
+    const audit = await h.stores.pg.query("SELECT details::text AS d FROM audit_log WHERE action = 'setting.winrm'");
+    expect(audit.rows[0].d).toContain('"password": "set"');
+    expect(audit.rows[0].d).not.toContain('p@ss');
+  });
+
+  it('runs hostname through Create, Command, Receive (until Done), Signal and Delete', async () => {
+    win.requests.length = 0;
+    const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body).toMatchObject({ kind: 'winrm.test', status: 'succeeded', actor: 'max', hostname: 'win-01' });
+    expect(r.body.result).toEqual({ ok: true, endpoint: win.url, remote_hostname: 'WIN-SRV01' });
+    expect(win.requests.map((q) => q.action)).toEqual([
+      ACTIONS.create,
+      ACTIONS.command,
+      ACTIONS.receive,
+      ACTIONS.receive,
+      ACTIONS.signal,
+      ACTIONS.delete,
+    ]);
+    expect(win.shells.size).toBe(0);
+    const audit = await h.stores.pg.query(
+      "SELECT actor, target, details FROM audit_log WHERE action = 'action.winrm.test' AND details->>'status' = 'succeeded'",
+    );
+    expect(audit.rows[0]).toMatchObject({ actor: 'max', target: 'win-01' });
+  });
+
+  it('a refused password is a 400 naming the authentication failure', async () => {
+    await call('PUT', '/settings/winrm', admin, { password: 'wrong' });
+    try {
+      const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`);
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/authentication refused \(HTTP 401\)/);
+    } finally {
+      await call('PUT', '/settings/winrm', admin, { password: PASSWORD });
+    }
+  });
+});
+
+describe('sessions on a host', () => {
+  it('lists the sessions (admin only)', async () => {
+    expect((await call('POST', `/hosts/${hostId}/actions/sessions`, monitor)).status).toBe(403);
+    const r = await call('POST', `/hosts/${hostId}/actions/sessions`);
+    expect(r.status).toBe(200);
+    expect(r.body.result.sessions.map((s: { id: number; username: string }) => [s.id, s.username])).toEqual([
+      [0, ''],
+      [1, 'Administrator'],
+      [2, 'alice'],
+      [3, 'bob'],
+      [65536, ''],
+    ]);
+  });
+
+  it('terminates one by id; an unknown id is a 400 with the Windows message', async () => {
+    const r = await call('POST', `/hosts/${hostId}/actions/sessions/3/logoff`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.result).toEqual({ session_id: 3, logged_off: true });
+    expect(win.sessions.map((s) => s.id)).not.toContain(3);
+    const cmd = win.requests.filter((q) => q.command).at(-1)!.command;
+    expect(cmd).toEqual({ command: 'logoff', args: ['3'] });
+    const bad = await call('POST', `/hosts/${hostId}/actions/sessions/99/logoff`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.message).toMatch(/logoff 99 failed with exit code 1: Invalid session identifier 99/);
+  });
+
+  it.each(['1;2', 'abc', '-1', '1%20&%20whoami', '99999999'])('session id %j is refused before anything runs', async (id) => {
+    const before = win.requests.length;
+    const r = await call('POST', `/hosts/${hostId}/actions/sessions/${id}/logoff`);
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('VALIDATION_FAILED');
+    expect(win.requests.length).toBe(before);
+  });
+});
+
+describe('event actions', () => {
+  it("terminates the session of an rdp.login.success event's user", async () => {
+    expect((await call('POST', `/events/${ev.rdp}/actions/terminate-session`, monitor)).status).toBe(403);
+    const r = await call('POST', `/events/${ev.rdp}/actions/terminate-session`);
+    expect(r.status, JSON.stringify(r.body)).toBe(200);
+    expect(r.body.result).toEqual({ user: 'CORP\\alice', logged_off: [{ id: 2, session_name: 'rdp-tcp#12', state: 'Active' }] });
+    expect(win.sessions.find((s) => s.username === 'alice')).toBeUndefined();
+    // no session left for that user: a 400 with the reason
+    const again = await call('POST', `/events/${ev.rdp}/actions/terminate-session`);
+    expect(again.status).toBe(400);
+    expect(again.body.error.message).toMatch(/no session of user CORP\\alice on win-01/);
+  });
+
+  it('other event types have no session to terminate', async () => {
+    const r = await call('POST', `/events/${ev.rdpFailed}/actions/terminate-session`);
+    expect(r.status).toBe(400);
+    expect(r.body.error.code).toBe('ACTION_NOT_POSSIBLE');
+    expect((await call('POST', '/events/6f1c1b7e-1111-4b7e-9c1e-000000000000/actions/terminate-session')).status).toBe(404);
+  });
+
+  it('gateway qwinsta and logoff resolve the internal address to the Windows host; a monitor may run them', async () => {
+    win.sessions.push({ session_name: 'rdp-tcp#20', username: 'bob', id: 4, state: 'Active' });
+    const q = await call('POST', `/events/${ev.gateway}/actions/gateway-qwinsta`, monitor);
+    expect(q.status, JSON.stringify(q.body)).toBe(200);
+    expect(q.body).toMatchObject({ kind: 'winrm.sessions', host_id: hostId, hostname: 'win-01', status: 'succeeded' });
+    expect(q.body.result.sessions.some((s: { username: string; id: number }) => s.username === 'bob' && s.id === 4)).toBe(true);
+    const byId = await call('POST', `/events/${ev.gateway}/actions/gateway-logoff`, monitor, { session_id: 1 });
+    expect(byId.status).toBe(200);
+    expect(win.sessions.map((s) => s.id)).not.toContain(1);
+    const byUser = await call('POST', `/events/${ev.gateway}/actions/gateway-logoff`, monitor);
+    expect(byUser.status, JSON.stringify(byUser.body)).toBe(200);
+    expect(byUser.body.result.logged_off).toEqual([{ id: 4, session_name: 'rdp-tcp#20', state: 'Active' }]);
+  });
+
+  it('a gateway event whose internal address is no registered Windows host is a 400', async () => {
+    const r = await call('POST', `/events/${ev.gatewayUnknown}/actions/gateway-qwinsta`, monitor);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: 'ACTION_NOT_POSSIBLE', message: expect.stringContaining('10.9.9.9') });
+    const notGateway = await call('POST', `/events/${ev.rdp}/actions/gateway-qwinsta`, monitor);
+    expect(notGateway.status).toBe(400);
+  });
+});
+
+describe('bounded waits', () => {
+  it('an unreachable host fails within the action timeout', async () => {
+    const down = await insertHost(h.stores.pg, {
+      hostname: 'win-down',
+      product: 'rdp-login-monitor',
+      version: '3.0.0',
+      address: '127.0.0.1',
+    });
+    await h.stores.pg.query("UPDATE hosts SET internal_address = '127.0.0.2' WHERE id = $1", [down]);
+    const t0 = Date.now();
+    const r = await call('POST', `/hosts/${down}/actions/winrm-test`);
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toMatch(/WinRM at http:\/\/127\.0\.0\.2/);
+    expect(Date.now() - t0).toBeLessThan(4000);
+  });
+
+  it('without a worker the synchronous call answers 504; the late job is then failed as expired, not run', async () => {
+    await worker!.close();
+    worker = undefined;
+    const before = win.requests.length;
+    const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`);
+    expect(r.status).toBe(504);
+    expect(r.body.error.code).toBe('ACTION_TIMEOUT');
+    const id = r.body.error.details.action_id;
+    worker = await startActionsWorker(h.config);
+    const until = Date.now() + 10_000;
+    let a = (await call('GET', `/actions/${id}`)).body;
+    while (a.status !== 'failed' && Date.now() < until) {
+      await new Promise((res) => setTimeout(res, 100));
+      a = (await call('GET', `/actions/${id}`)).body;
+    }
+    expect(a).toMatchObject({ status: 'failed', error: expect.stringMatching(/^expired/) });
+    expect(win.requests.length).toBe(before);
+  });
+});

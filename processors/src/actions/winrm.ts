@@ -1,0 +1,286 @@
+// A small WS-Management (MS-WSMV) client for the Windows remote shell: Create shell, Command, Receive
+// (until the command is Done), Signal terminate, Delete shell. HTTP or HTTPS (certificate check
+// configurable), Basic authentication. Requests are SOAP 1.2 envelopes; replies are parsed with
+// fast-xml-parser, faults become RemoteErrors carrying the WSManFault message.
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { randomUUID } from 'node:crypto';
+import { XMLParser } from 'fast-xml-parser';
+import { RemoteError } from './errors.ts';
+
+export const NS = {
+  s: 'http://www.w3.org/2003/05/soap-envelope',
+  a: 'http://schemas.xmlsoap.org/ws/2004/08/addressing',
+  w: 'http://schemas.dmtf.org/wbem/wsman/1/wsman.xsd',
+  p: 'http://schemas.microsoft.com/wbem/wsman/1/wsman.xsd',
+  rsp: 'http://schemas.microsoft.com/wbem/wsman/1/windows/shell',
+} as const;
+export const CMD_SHELL_URI = 'http://schemas.microsoft.com/wbem/wsman/1/windows/shell/cmd';
+export const ACTIONS = {
+  create: 'http://schemas.xmlsoap.org/ws/2004/09/transfer/Create',
+  delete: 'http://schemas.xmlsoap.org/ws/2004/09/transfer/Delete',
+  command: 'http://schemas.microsoft.com/wbem/wsman/1/windows/shell/Command',
+  receive: 'http://schemas.microsoft.com/wbem/wsman/1/windows/shell/Receive',
+  signal: 'http://schemas.microsoft.com/wbem/wsman/1/windows/shell/Signal',
+} as const;
+const STATE_DONE = 'http://schemas.microsoft.com/wbem/wsman/1/windows/shell/CommandState/Done';
+const SIGNAL_TERMINATE = 'http://schemas.microsoft.com/wbem/wsman/1/windows/shell/signal/terminate';
+
+export interface WinrmTarget {
+  address: string;
+  port: number;
+  transport: 'http' | 'https';
+  username: string;
+  password: string;
+  verifyTls: boolean;
+}
+
+export interface CommandResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export function xmlEscape(s: string): string {
+  return s.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]!);
+}
+
+export function endpointUrl(t: Pick<WinrmTarget, 'address' | 'port' | 'transport'>): string {
+  const host = t.address.includes(':') ? `[${t.address}]` : t.address;
+  return `${t.transport}://${host}:${t.port}/wsman`;
+}
+
+/** One SOAP envelope of the shell protocol. */
+export function envelope(o: {
+  to: string;
+  action: string;
+  shellId?: string;
+  body: string;
+  options?: Record<string, string>;
+}): string {
+  const selector = o.shellId
+    ? `<w:SelectorSet><w:Selector Name="ShellId">${xmlEscape(o.shellId)}</w:Selector></w:SelectorSet>`
+    : '';
+  const options = o.options
+    ? `<w:OptionSet>${Object.entries(o.options)
+        .map(([k, v]) => `<w:Option Name="${xmlEscape(k)}">${xmlEscape(v)}</w:Option>`)
+        .join('')}</w:OptionSet>`
+    : '';
+  return (
+    `<?xml version="1.0" encoding="UTF-8"?>` +
+    `<s:Envelope xmlns:s="${NS.s}" xmlns:a="${NS.a}" xmlns:w="${NS.w}" xmlns:p="${NS.p}" xmlns:rsp="${NS.rsp}">` +
+    `<s:Header>` +
+    `<a:To>${xmlEscape(o.to)}</a:To>` +
+    `<a:ReplyTo><a:Address s:mustUnderstand="true">http://schemas.xmlsoap.org/ws/2004/08/addressing/role/anonymous</a:Address></a:ReplyTo>` +
+    `<a:Action s:mustUnderstand="true">${o.action}</a:Action>` +
+    `<w:MaxEnvelopeSize s:mustUnderstand="true">512000</w:MaxEnvelopeSize>` +
+    `<a:MessageID>uuid:${randomUUID()}</a:MessageID>` +
+    `<w:Locale xml:lang="en-US" s:mustUnderstand="false"/>` +
+    `<p:DataLocale xml:lang="en-US" s:mustUnderstand="false"/>` +
+    `<w:OperationTimeout>PT20S</w:OperationTimeout>` +
+    `<w:ResourceURI s:mustUnderstand="true">${CMD_SHELL_URI}</w:ResourceURI>` +
+    selector +
+    options +
+    `</s:Header><s:Body>${o.body}</s:Body></s:Envelope>`
+  );
+}
+
+const parser = new XMLParser({
+  ignoreAttributes: false,
+  attributeNamePrefix: '@',
+  removeNSPrefix: true,
+  parseTagValue: false,
+  isArray: (name) => name === 'Stream' || name === 'Selector',
+});
+
+type Xml = Record<string, unknown>;
+const get = (o: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((cur, k) => (cur && typeof cur === 'object' ? (cur as Xml)[k] : undefined), o);
+const text = (v: unknown): string | undefined =>
+  typeof v === 'string'
+    ? v
+    : v && typeof v === 'object' && typeof (v as Xml)['#text'] === 'string'
+      ? ((v as Xml)['#text'] as string)
+      : undefined;
+
+/** The human message of a SOAP fault (WSManFault message first, then the SOAP reason). */
+export function faultMessage(doc: unknown): string | undefined {
+  const fault = get(doc, 'Envelope', 'Body', 'Fault');
+  if (!fault) return undefined;
+  const wsman = get(fault, 'Detail', 'WSManFault');
+  const msg = text(get(wsman, 'Message')) ?? text(get(wsman, 'Message', 'ProviderFault'));
+  const reason = text(get(fault, 'Reason', 'Text'));
+  const code = text(get(fault, 'Code', 'Subcode', 'Value'));
+  return (msg ?? reason ?? code ?? 'WS-Management fault').trim();
+}
+
+function isTimedOutFault(doc: unknown): boolean {
+  return (text(get(doc, 'Envelope', 'Body', 'Fault', 'Code', 'Subcode', 'Value')) ?? '').endsWith(':TimedOut');
+}
+
+export class WinrmClient {
+  private readonly t: WinrmTarget;
+  private readonly signal: AbortSignal;
+  readonly url: string;
+
+  constructor(target: WinrmTarget, signal: AbortSignal) {
+    this.t = target;
+    this.signal = signal;
+    this.url = endpointUrl(target);
+  }
+
+  /** POSTs one envelope; returns the parsed reply. Faults and HTTP errors become RemoteErrors. */
+  private async post(body: string, opts: { allowTimedOut?: boolean } = {}): Promise<unknown> {
+    const { status, text: reply } = await this.http(body);
+    if (status === 401) throw new RemoteError(`WinRM at ${this.url}: authentication refused (HTTP 401) for ${this.t.username}`);
+    let doc: unknown;
+    try {
+      doc = reply.trim() ? parser.parse(reply) : undefined;
+    } catch {
+      throw new RemoteError(`WinRM at ${this.url}: unreadable reply (HTTP ${status})`);
+    }
+    if (opts.allowTimedOut && isTimedOutFault(doc)) return undefined;
+    const fault = faultMessage(doc);
+    if (fault) throw new RemoteError(`WinRM at ${this.url}: ${fault}`);
+    if (status !== 200) throw new RemoteError(`WinRM at ${this.url}: HTTP ${status}`);
+    return doc;
+  }
+
+  private http(body: string): Promise<{ status: number; text: string }> {
+    const u = new URL(this.url);
+    const auth = Buffer.from(`${this.t.username}:${this.t.password}`, 'utf8').toString('base64');
+    const opts = {
+      method: 'POST',
+      hostname: u.hostname.replace(/^\[|\]$/g, ''),
+      port: u.port,
+      path: u.pathname,
+      headers: {
+        'content-type': 'application/soap+xml;charset=UTF-8',
+        'content-length': Buffer.byteLength(body),
+        authorization: `Basic ${auth}`,
+        'user-agent': 'watchpost WinRM client',
+      },
+      signal: this.signal,
+      ...(this.t.transport === 'https' ? { rejectUnauthorized: this.t.verifyTls } : {}),
+    };
+    return new Promise((resolve, reject) => {
+      const req = (this.t.transport === 'https' ? httpsRequest : httpRequest)(opts, (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          size += c.length;
+          if (size > 8 * 1024 * 1024) req.destroy(new Error('reply larger than 8 MiB'));
+          else chunks.push(c);
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => {
+        if (this.signal.aborted) reject(new RemoteError(`WinRM at ${this.url}: timed out`));
+        else reject(new RemoteError(`WinRM at ${this.url}: ${err.code ?? ''} ${err.message}`.replace(/\s+/g, ' ').trim()));
+      });
+      req.end(body);
+    });
+  }
+
+  async createShell(): Promise<string> {
+    const doc = await this.post(
+      envelope({
+        to: this.url,
+        action: ACTIONS.create,
+        options: { WINRS_NOPROFILE: 'TRUE', WINRS_CODEPAGE: '65001' },
+        body: '<rsp:Shell><rsp:InputStreams>stdin</rsp:InputStreams><rsp:OutputStreams>stdout stderr</rsp:OutputStreams></rsp:Shell>',
+      }),
+    );
+    const selectors = get(doc, 'Envelope', 'Body', 'ResourceCreated', 'ReferenceParameters', 'SelectorSet', 'Selector');
+    const fromSelector = Array.isArray(selectors)
+      ? selectors.map((s) => (get(s, '@Name') === 'ShellId' ? text(s) : undefined)).find(Boolean)
+      : undefined;
+    const id = text(get(doc, 'Envelope', 'Body', 'Shell', 'ShellId')) ?? fromSelector;
+    if (!id) throw new RemoteError(`WinRM at ${this.url}: the reply to Create shell holds no ShellId`);
+    return id;
+  }
+
+  async command(shellId: string, command: string, args: string[]): Promise<string> {
+    const argXml = args.map((a) => `<rsp:Arguments>${xmlEscape(a)}</rsp:Arguments>`).join('');
+    const doc = await this.post(
+      envelope({
+        to: this.url,
+        action: ACTIONS.command,
+        shellId,
+        options: { WINRS_CONSOLEMODE_STDIN: 'TRUE', WINRS_SKIP_CMD_SHELL: 'FALSE' },
+        body: `<rsp:CommandLine><rsp:Command>${xmlEscape(command)}</rsp:Command>${argXml}</rsp:CommandLine>`,
+      }),
+    );
+    const id = text(get(doc, 'Envelope', 'Body', 'CommandResponse', 'CommandId'));
+    if (!id) throw new RemoteError(`WinRM at ${this.url}: the reply to Command holds no CommandId`);
+    return id;
+  }
+
+  /** Receives until the command is Done; output bounded at 4 MiB per stream. */
+  async receive(shellId: string, commandId: string): Promise<CommandResult> {
+    const out: Record<'stdout' | 'stderr', Buffer[]> = { stdout: [], stderr: [] };
+    for (;;) {
+      if (this.signal.aborted) throw new RemoteError(`WinRM at ${this.url}: timed out`);
+      const doc = await this.post(
+        envelope({
+          to: this.url,
+          action: ACTIONS.receive,
+          shellId,
+          options: { WSMAN_CMDSHELL_OPTION_KEEPALIVE: 'TRUE' },
+          body: `<rsp:Receive><rsp:DesiredStream CommandId="${xmlEscape(commandId)}">stdout stderr</rsp:DesiredStream></rsp:Receive>`,
+        }),
+        { allowTimedOut: true },
+      );
+      if (doc === undefined) continue; // the operation timed out on the server with nothing new: ask again
+      const resp = get(doc, 'Envelope', 'Body', 'ReceiveResponse');
+      for (const s of (get(resp, 'Stream') as unknown[] | undefined) ?? []) {
+        const name = get(s, '@Name');
+        const data = text(s);
+        if ((name === 'stdout' || name === 'stderr') && data) {
+          const buf = Buffer.from(data, 'base64');
+          if (out[name].reduce((n, b) => n + b.length, 0) + buf.length <= 4 * 1024 * 1024) out[name].push(buf);
+        }
+      }
+      const state = get(resp, 'CommandState');
+      if (get(state, '@State') === STATE_DONE) {
+        const code = Number(text(get(state, 'ExitCode')) ?? '0');
+        return {
+          exitCode: Number.isFinite(code) ? code : -1,
+          stdout: Buffer.concat(out.stdout).toString('utf8'),
+          stderr: Buffer.concat(out.stderr).toString('utf8'),
+        };
+      }
+    }
+  }
+
+  async signalTerminate(shellId: string, commandId: string): Promise<void> {
+    await this.post(
+      envelope({
+        to: this.url,
+        action: ACTIONS.signal,
+        shellId,
+        body: `<rsp:Signal CommandId="${xmlEscape(commandId)}"><rsp:Code>${SIGNAL_TERMINATE}</rsp:Code></rsp:Signal>`,
+      }),
+    );
+  }
+
+  async deleteShell(shellId: string): Promise<void> {
+    await this.post(envelope({ to: this.url, action: ACTIONS.delete, shellId, body: '' }));
+  }
+
+  /** Runs one command in a fresh shell and always cleans up (terminate, delete) after. */
+  async run(command: string, args: string[] = []): Promise<CommandResult> {
+    const shellId = await this.createShell();
+    try {
+      const commandId = await this.command(shellId, command, args);
+      try {
+        return await this.receive(shellId, commandId);
+      } finally {
+        await this.signalTerminate(shellId, commandId).catch(() => {});
+      }
+    } finally {
+      await this.deleteShell(shellId).catch(() => {});
+    }
+  }
+}

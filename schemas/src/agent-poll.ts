@@ -1,0 +1,139 @@
+// The agent poll (served by ingest, agent API key): an agent asks for its pending commands, its desired
+// configuration and a pending self-update, and posts each command's result back. JSON schemas of the
+// wire format, used by ingest for validation and by the API's OpenAPI document (agents' reference).
+export const AGENT_POLL_PATH = '/api/v1/agent/poll';
+/** `:id` is the command id from the poll. */
+export const AGENT_COMMAND_RESULT_PATH = '/api/v1/agent/commands/:id/result';
+export const AGENT_COMMAND_KIND_PATTERN = '^[a-z][a-z0-9_.-]{0,63}$';
+
+const str = { type: 'string' } as const;
+
+export const agentPollBodySchema = {
+  type: 'object',
+  required: ['hostname'],
+  additionalProperties: false,
+  properties: {
+    hostname: { type: 'string', minLength: 1, maxLength: 255, description: 'host.hostname as in the events' },
+    product: { type: 'string', enum: ['ssh-monitor', 'rdp-login-monitor'] },
+    product_version: { type: 'string', maxLength: 64, description: 'the running agent version' },
+    agent_instance_id: { type: 'string', maxLength: 128 },
+  },
+} as const;
+
+export const agentCommandSchema = {
+  type: 'object',
+  required: ['id', 'hostname', 'kind', 'params', 'status', 'created_at'],
+  properties: {
+    id: { type: 'integer' },
+    hostname: str,
+    kind: { type: 'string', description: 'what to do; an agent answers failed "unsupported" to a kind it does not know' },
+    params: { type: 'object', additionalProperties: true },
+    status: { type: 'string', enum: ['pending', 'delivered', 'succeeded', 'failed', 'expired'] },
+    created_by: { type: 'string', nullable: true },
+    created_at: { type: 'string', format: 'date-time' },
+    delivered_at: { type: 'string', format: 'date-time', nullable: true },
+    finished_at: { type: 'string', format: 'date-time', nullable: true },
+    result: { type: 'object', nullable: true, additionalProperties: true },
+  },
+} as const;
+
+export const agentConfigSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    all: { type: 'object', additionalProperties: true, description: 'for every agent' },
+    linux: { type: 'object', additionalProperties: true, description: 'ssh-monitor agents (on top of all)' },
+    windows: { type: 'object', additionalProperties: true, description: 'rdp-login-monitor agents (on top of all)' },
+  },
+} as const;
+
+export const agentPollResponseSchema = {
+  type: 'object',
+  required: ['commands', 'config', 'update', 'poll_interval_seconds'],
+  properties: {
+    commands: {
+      type: 'array',
+      description:
+        'Commands not yet answered, oldest first (at most 20). A command is delivered again when no result arrived ' +
+        'within 10 minutes: run each id once and post its result.',
+      items: {
+        type: 'object',
+        required: ['id', 'kind', 'params', 'created_at'],
+        properties: {
+          id: { type: 'integer' },
+          kind: str,
+          params: { type: 'object', additionalProperties: true },
+          created_at: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+    config: { type: 'object', additionalProperties: true, description: 'desired configuration (settings: all, then the kind)' },
+    update: {
+      type: 'object',
+      nullable: true,
+      description:
+        'A pending self-update: the agent runs its updater with git_url and branch and then sends an agent.update event. ' +
+        'When it still reports an older version after SERVICE_AGENT_UPDATE_FALLBACK_MINUTES, the service updates it over SSH or WinRM.',
+      required: ['version', 'git_url', 'branch'],
+      properties: { version: str, git_url: str, branch: str },
+    },
+    poll_interval_seconds: { type: 'integer', description: 'when to poll next' },
+  },
+} as const;
+
+export const agentCommandResultBodySchema = {
+  type: 'object',
+  required: ['hostname', 'status'],
+  additionalProperties: false,
+  properties: {
+    hostname: { type: 'string', minLength: 1, maxLength: 255, description: 'must be the host the command was for' },
+    status: { type: 'string', enum: ['succeeded', 'failed'] },
+    exit_code: { type: 'integer' },
+    output: { type: 'string', maxLength: 16384, description: 'what the command printed (truncated by the agent)' },
+  },
+} as const;
+
+const errorBody = {
+  type: 'object',
+  required: ['error'],
+  properties: { error: { type: 'object', required: ['code', 'message'], properties: { code: str, message: str, details: {} } } },
+} as const;
+
+const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+
+/** OpenAPI 3 path items of the agent poll (the API adds them to its document). */
+export const agentPollOpenApiPaths = {
+  [AGENT_POLL_PATH]: {
+    post: {
+      tags: ['agents'],
+      operationId: 'agentPoll',
+      summary: 'Agent poll: pending commands, desired configuration, pending self-update',
+      description: 'Served by the ingest role. Access: agent API key (X-API-Key or Authorization: Bearer).',
+      security: [{ agentKey: [] }],
+      requestBody: { required: true, ...json(agentPollBodySchema) },
+      responses: {
+        200: { description: 'what the agent should do', ...json(agentPollResponseSchema) },
+        400: { description: 'VALIDATION_FAILED', ...json(errorBody) },
+        401: { description: 'UNAUTHORIZED: missing or invalid agent API key', ...json(errorBody) },
+      },
+    },
+  },
+  '/api/v1/agent/commands/{id}/result': {
+    post: {
+      tags: ['agents'],
+      operationId: 'postAgentCommandResult',
+      summary: "Agent posts a command's result",
+      description: 'Served by the ingest role. Access: agent API key. A second result for the same command is 409.',
+      security: [{ agentKey: [] }],
+      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+      requestBody: { required: true, ...json(agentCommandResultBodySchema) },
+      responses: {
+        204: { description: 'recorded' },
+        400: { description: 'VALIDATION_FAILED', ...json(errorBody) },
+        401: { description: 'UNAUTHORIZED', ...json(errorBody) },
+        404: { description: 'NOT_FOUND: no such command for this hostname', ...json(errorBody) },
+        409: { description: 'CONFLICT: the command already has a result', ...json(errorBody) },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,37 @@
+// Remote-action tests: a real OpenSSH server, a WS-Management test double, local git repositories.
+export * from './sshd.ts';
+export * from './git-repos.ts';
+export * from './wsman-double.ts';
+
+import { Clients, type Config } from '@watchpost/runtime';
+import { actionsRole } from '@watchpost/processors';
+import { memoryLogger } from './logger.ts';
+
+export { runUpdateFallback } from '@watchpost/processors';
+
+/** The `actions` worker role on the test's config (own queue prefix and database). */
+export async function startActionsWorker(config: Config) {
+  const clients = new Clients(config);
+  const { log, lines } = memoryLogger();
+  const handle = await actionsRole({ config, log, clients });
+  return {
+    logLines: lines,
+    async close() {
+      await handle.close?.();
+      await clients.close();
+    },
+  };
+}
+
+/** Inserts a host row as correlate would have created it; returns its id. */
+export async function insertHost(
+  pg: import('@watchpost/runtime').Pool,
+  h: { hostname: string; product: 'ssh-monitor' | 'rdp-login-monitor'; version: string; address: string },
+): Promise<number> {
+  const r = await pg.query<{ id: number }>(
+    `INSERT INTO hosts (hostname, os_family, product, product_version, first_seen, last_seen, ipv4, internal_address)
+     VALUES ($1, $2, $3, $4, now(), now(), $5, $5) RETURNING id`,
+    [h.hostname, h.product === 'ssh-monitor' ? 'linux' : 'windows', h.product, h.version, h.address],
+  );
+  return Number(r.rows[0]!.id);
+}

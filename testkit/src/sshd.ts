@@ -1,0 +1,113 @@
+// A real OpenSSH server (Debian's openssh-server) for tests: started as a plain process on a free
+// loopback port with its own host key, config and authorized key in a temporary directory. No system
+// service is started or changed (the package is installed when missing, with Debian's policy-rc.d
+// keeping its service down). It admits only the current user with the generated key.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+
+export const SSHD_PATH = '/usr/sbin/sshd';
+
+export interface TestSshd {
+  port: number;
+  username: string;
+  /** the client's private key (OpenSSH format) */
+  privateKey: string;
+  privateKeyFile: string;
+  dir: string;
+  close(): Promise<void>;
+}
+
+/** Installs openssh-server with apt-get when sshd is missing (the test setup's one system change). */
+export function ensureSshd(): void {
+  if (existsSync(SSHD_PATH)) return;
+  execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'openssh-server'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startTestSshd(): Promise<TestSshd> {
+  ensureSshd();
+  // sshd refuses to start as root without its privilege-separation directory (the service unit makes it).
+  if (process.getuid?.() === 0 && !existsSync('/run/sshd')) mkdirSync('/run/sshd', { mode: 0o755 });
+  const dir = mkdtempSync(join(tmpdir(), 'watchpost-sshd-'));
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'host_ed25519')]);
+  execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'client_ed25519')]);
+  writeFileSync(join(dir, 'authorized_keys'), readFileSync(join(dir, 'client_ed25519.pub')), { mode: 0o600 });
+  const username = userInfo().username;
+  const port = await freePort();
+  const config = [
+    `Port ${port}`,
+    'ListenAddress 127.0.0.1',
+    `HostKey ${join(dir, 'host_ed25519')}`,
+    `PidFile ${join(dir, 'sshd.pid')}`,
+    `AuthorizedKeysFile ${join(dir, 'authorized_keys')}`,
+    'PubkeyAuthentication yes',
+    'PasswordAuthentication no',
+    'KbdInteractiveAuthentication no',
+    'PermitRootLogin prohibit-password',
+    `AllowUsers ${username}`,
+    'StrictModes no',
+    'UsePAM no',
+    'X11Forwarding no',
+    'AllowTcpForwarding no',
+    'PrintMotd no',
+    'LogLevel ERROR',
+    '',
+  ].join('\n');
+  writeFileSync(join(dir, 'sshd_config'), config);
+  const proc: ChildProcess = spawn(SSHD_PATH, ['-D', '-e', '-f', join(dir, 'sshd_config')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+  await waitForPort(port, proc, () => stderr);
+  return {
+    port,
+    username,
+    privateKey: readFileSync(join(dir, 'client_ed25519'), 'utf8'),
+    privateKeyFile: join(dir, 'client_ed25519'),
+    dir,
+    async close() {
+      if (proc.exitCode === null) {
+        const exited = new Promise((r) => proc.once('exit', r));
+        proc.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitForPort(port: number, proc: ChildProcess, stderr: () => string): Promise<void> {
+  const { connect } = await import('node:net');
+  const until = Date.now() + 10_000;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`sshd exited with ${proc.exitCode}: ${stderr()}`);
+    const ok = await new Promise<boolean>((resolve) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve(true);
+      });
+      s.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > until) throw new Error(`sshd did not listen on ${port}: ${stderr()}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
