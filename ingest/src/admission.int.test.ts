@@ -148,7 +148,7 @@ describe('events and bytes in flight', () => {
 
 describe('NDJSON batch over a real socket', () => {
   it('a chunked body (no Content-Length) is split as it arrives; over the byte limit it is 413', async () => {
-    const { app, key } = await appWith({ batchMaxBytes: 64 * 1024 });
+    const { app, ingest, key } = await appWith({ batchMaxBytes: 64 * 1024 });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/events/batch`;
     const evs = Array.from({ length: 20 }, () => JSON.stringify(sampleEvent()));
@@ -169,5 +169,9 @@ describe('NDJSON batch over a real socket', () => {
     const big = await send(Array.from({ length: 100 }, () => `${'x'.repeat(1023)}\n`));
     expect(big.status).toBe(413);
     expect(((await big.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+    // What the requests held is released once their responses are done on the socket.
+    const until = Date.now() + 2000;
+    while ((ingest.inFlight.events || ingest.inFlight.bytes) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    expect(ingest.inFlight).toMatchObject({ events: 0, bytes: 0 });
   });
 });
