@@ -16,7 +16,7 @@ import { createQueue, createRedis } from '@watchpost/runtime';
 import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schemas';
 import { createTestStores, testConfig, uniqueTestName } from '@watchpost/testkit';
 import { ROLLUP_OVERLAP_SECONDS, runHourlyRollup } from '@watchpost/testkit/api';
-import { buildApiApp, type ApiDeps } from '@watchpost/api';
+import { authSettingsFrom, buildApiApp, type ApiDeps } from '@watchpost/api';
 import { createUser } from '@watchpost/core';
 import { seedBenchEvents, seedBenchPostgres } from './seed-dashboard.ts';
 
@@ -83,18 +83,7 @@ try {
     redisKeyPrefix: `${uniqueTestName('bench')}:`,
     clickhouse: ch,
     notifications,
-    auth: {
-      jwtSecret: new TextEncoder().encode('bench-secret-bench-secret-bench-secret-0123'),
-      accessTtlSeconds: 900,
-      refreshTtlSeconds: 86_400,
-      sessionMaxSeconds: 86_400,
-      loginWindowSeconds: 900,
-      lockoutSeconds: 900,
-      maxLoginFailures: 3,
-      maxFailuresPerUser: 10,
-      maxFailuresPerAddress: 30,
-      maxConcurrentVerifications: 4,
-    },
+    auth: authSettingsFrom(config, new TextEncoder().encode('bench-secret-bench-secret-bench-secret-0123')),
     verifyAgentKey: async () => false,
   };
   const app = Fastify({ logger: false });

@@ -4,25 +4,17 @@ import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas';
 import { verifyApiKey } from '@watchpost/core';
 import { buildApiApp } from './app.ts';
 import { loadJwtSecret } from './auth/secret.ts';
+import { authSettingsFrom } from './auth/settings.ts';
 import { ensureFirstAdmin } from './auth/first-admin.ts';
 import type { ApiDeps, AuthSettings } from './types.ts';
 
 export { buildApiApp } from './app.ts';
 export type { ApiDeps, ApiUser, Access, AuthSettings } from './types.ts';
 
+export { authSettingsFrom };
+
 export async function authSettings(config: Config): Promise<AuthSettings> {
-  return {
-    jwtSecret: await loadJwtSecret(config.jwtSecret, config.stateDir),
-    accessTtlSeconds: config.auth.accessTtlSeconds,
-    refreshTtlSeconds: config.auth.refreshTtlDays * 86_400,
-    sessionMaxSeconds: config.auth.sessionMaxDays * 86_400,
-    loginWindowSeconds: config.auth.loginWindowSeconds,
-    lockoutSeconds: config.auth.lockoutSeconds,
-    maxLoginFailures: 3,
-    maxFailuresPerUser: config.auth.maxFailuresPerUser,
-    maxFailuresPerAddress: config.auth.maxFailuresPerAddress,
-    maxConcurrentVerifications: config.auth.maxConcurrentVerifications,
-  };
+  return authSettingsFrom(config, await loadJwtSecret(config.jwtSecret, config.stateDir));
 }
 
 export async function createApiDeps(config: Config, clients: Clients): Promise<ApiDeps> {

@@ -5,31 +5,22 @@ import Fastify from 'fastify';
 import { loadConfig } from '@watchpost/runtime';
 import { buildApiApp, OPENAPI_PATH } from './app.ts';
 import type { ApiDeps } from './types.ts';
+import { authSettingsFrom } from './auth/settings.ts';
 
 export async function openApiDocument(): Promise<Record<string, unknown>> {
   const unused = () => {
     throw new Error('the OpenAPI document builder has no stores');
   };
   const inert = new Proxy({}, { get: unused }) as never;
+  const config = loadConfig({}, 'api');
   const deps: ApiDeps = {
-    config: loadConfig({}, 'api'),
+    config,
     pg: inert,
     redis: inert,
     redisKeyPrefix: 'openapi:',
     clickhouse: inert,
     notifications: inert,
-    auth: {
-      jwtSecret: new Uint8Array(32),
-      accessTtlSeconds: 900,
-      refreshTtlSeconds: 86_400,
-      sessionMaxSeconds: 86_400,
-      loginWindowSeconds: 900,
-      lockoutSeconds: 900,
-      maxLoginFailures: 3,
-      maxFailuresPerUser: 10,
-      maxFailuresPerAddress: 30,
-      maxConcurrentVerifications: 1,
-    },
+    auth: authSettingsFrom(config, new Uint8Array(32)),
     verifyAgentKey: unused,
   };
   const app = Fastify({ logger: false });

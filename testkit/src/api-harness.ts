@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import { createQueue, createRedis, registerHealth, trustProxyOption, type Config, type Redis } from '@watchpost/runtime';
 import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schemas';
 import { createUser, verifyApiKey, type UserRole } from '@watchpost/core';
-import { buildApiApp, type Access, type ApiDeps, type AuthSettings } from '@watchpost/api';
+import { authSettingsFrom, buildApiApp, type Access, type ApiDeps, type AuthSettings } from '@watchpost/api';
 import { createTestStores, testConfig, type TestStores } from './stores.ts';
 
 export interface RouteInfo {
@@ -57,19 +57,7 @@ export async function createApiHarness(
     redisKeyPrefix: config.redisKeyPrefix,
     clickhouse: stores.ch,
     notifications,
-    auth: {
-      jwtSecret: TEST_JWT_SECRET,
-      accessTtlSeconds: 900,
-      refreshTtlSeconds: 30 * 86_400,
-      sessionMaxSeconds: 90 * 86_400,
-      loginWindowSeconds: 900,
-      lockoutSeconds: 900,
-      maxLoginFailures: 3,
-      maxFailuresPerUser: 10,
-      maxFailuresPerAddress: 30,
-      maxConcurrentVerifications: 4,
-      ...opts.auth,
-    },
+    auth: { ...authSettingsFrom(config, TEST_JWT_SECRET), ...opts.auth },
     verifyAgentKey: async (key) => (await verifyApiKey(stores.pg, key)) !== null,
     ...opts.stores?.(config),
   };
