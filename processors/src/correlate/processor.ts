@@ -184,11 +184,9 @@ async function applyBatch(
   if (todo.length > 0) {
     // Hosts first: the same lock order as the liveness scan (host row, then its problems).
     await upsertHosts(c, todo);
-    const [live, sessions, inventories] = await Promise.all([
-      lockLiveProblems(c, [...needs.fingerprints]),
-      loadSessions(c, needs),
-      loadInventories(c, needs),
-    ]);
+    const live = await lockLiveProblems(c, [...needs.fingerprints]);
+    const sessions = await loadSessions(c, needs);
+    const inventories = await loadInventories(c, needs);
     const work = new BatchWork(needs, live, sessions, inventories);
     for (const ev of todo) {
       for (const rule of RULES) rule.apply(ev, work);
@@ -208,7 +206,7 @@ async function applyBatch(
   return out;
 }
 
-interface HostRow {
+export interface HostRow {
   hostname: string;
   display_name: string | null;
   os_family: string;
@@ -228,7 +226,7 @@ interface HostRow {
 }
 
 /** The batch's host refreshes, one row per host: what applying each event's upsert in order leaves. */
-function hostRows(events: readonly EventCtx[]): HostRow[] {
+function hostRows(events: readonly Pick<EventCtx, 'e' | 'host' | 'receivedAt'>[]): HostRow[] {
   const rows = new Map<string, HostRow>();
   for (const ev of events) {
     const h = ev.e.host;
@@ -273,6 +271,13 @@ function hostRows(events: readonly EventCtx[]): HostRow[] {
     }
   }
   return [...rows.values()].sort((a, b) => (a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0));
+}
+
+/** hostRows of safe envelopes (bench:correlate's floor writes the same rows). */
+export function hostRowsOf(envelopes: readonly CorrelateEnvelope[]): HostRow[] {
+  return hostRows(
+    envelopes.map((env) => ({ e: env.event, host: env.event.host.hostname, receivedAt: new Date(env.received_at) })),
+  );
 }
 
 /**
