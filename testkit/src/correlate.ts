@@ -43,7 +43,7 @@ export function envelope(o: EnvOpts): CorrelateEnvelope & { event: CorrelateEven
 
 /** Every correlate table, ordered, without columns that depend on wall-clock or insert order. */
 export type CorrelateDump = Record<
-  'hosts' | 'problems' | 'problem_events' | 'rdg_sessions' | 'rdg_flap_events' | 'processed_events' | 'problem_outbox',
+  'hosts' | 'problems' | 'problem_events' | 'rdg_sessions' | 'rdg_flap_events' | 'problem_outbox',
   unknown[]
 >;
 
@@ -57,7 +57,6 @@ export async function dumpCorrelateTables(pool: Pool): Promise<CorrelateDump> {
     problem_events: await q('SELECT * FROM problem_events ORDER BY problem_id, event_id'),
     rdg_sessions: await q('SELECT * FROM rdg_sessions ORDER BY host, session_id'),
     rdg_flap_events: await q('SELECT * FROM rdg_flap_events ORDER BY event_id'),
-    processed_events: await q('SELECT event_id FROM processed_events ORDER BY event_id'),
     problem_outbox: await q('SELECT message_id, problem_id, kind, payload, created_at FROM problem_outbox ORDER BY message_id'),
   };
 }
@@ -157,4 +156,10 @@ export function mixedStream(n: number, seed = 1, base = new Date('2025-03-01T00:
     }
   }
   return out.slice(0, n);
+}
+
+/** Sum over partitions of the next offset correlate stored (= events of the topic applied or skipped). */
+export async function correlatePosition(pool: Pool): Promise<number> {
+  const r = await pool.query<{ n: string }>('SELECT COALESCE(sum(next_offset), 0)::text AS n FROM consumer_offsets');
+  return Number(r.rows[0]!.n);
 }

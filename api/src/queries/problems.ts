@@ -5,9 +5,10 @@ import type { Pool } from '@watchpost/runtime';
 import { withTransaction } from '@watchpost/runtime';
 import {
   PROBLEM_STATUSES,
+  lockProblem,
   problemColumns,
   transition,
-  type ProblemState,
+  writeProblemState,
   type ProblemStatus,
   type RefusalReason,
   type TimelineEvent,
@@ -207,7 +208,7 @@ export async function getProblem(pg: Pool, ts: TypeSettings, id: string): Promis
 export type ActionOutcome =
   { ok: true } | { ok: false; notFound: true } | { ok: false; notFound: false; reason: RefusalReason; status: ProblemStatusName };
 
-/** Acknowledge or resolve under a row lock, through the shared state machine. */
+/** Acknowledge or resolve under a row lock, through the shared state machine and problem store. */
 export async function applyProblemAction(
   pg: Pool,
   id: string,
@@ -216,20 +217,11 @@ export async function applyProblemAction(
   now = new Date(),
 ): Promise<ActionOutcome> {
   return withTransaction(pg, async (c) => {
-    const { rows } = await c.query<ProblemState & { id: string }>(
-      `SELECT ${problemColumns()} FROM problems WHERE id = $1 FOR UPDATE`,
-      [id],
-    );
-    const current = rows[0];
+    const current = await lockProblem(c, id);
     if (!current) return { ok: false, notFound: true };
     const t = transition(current, { kind, by: username }, now);
     if (!t.ok) return { ok: false, notFound: false, reason: t.reason, status: current.status };
-    const n = t.next;
-    await c.query(
-      `UPDATE problems SET status = $2, acknowledged_at = $3, acknowledged_by = $4, resolved_at = $5, resolved_by = $6, resolved_by_user = $7
-        WHERE id = $1`,
-      [id, n.status, n.acknowledged_at, n.acknowledged_by, n.resolved_at, n.resolved_by, n.resolved_by_user],
-    );
+    await writeProblemState(c, id, t.next);
     return { ok: true };
   });
 }

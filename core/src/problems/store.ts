@@ -1,8 +1,16 @@
-// The problems table as every role reads and writes it (correlate, the liveness scan, the API's
-// acknowledge/resolve and reads): its columns, the row type, the timeline entry, and the outbox write
-// that announces a new or reopened problem on problems.v1.
+// The problem store: the problems table as every role reads and writes it (correlate, the liveness
+// scan, the API's acknowledge/resolve and reads). Its columns and row type, the timeline entry, and the
+// writes, all set-based (one statement for any number of rows): lock the live problems of some
+// fingerprints, open problems together with their problems.v1 outbox rows, update problems (extend:
+// count += n, last_seen = max; state changes from the state machine), and append timeline rows.
 import type { PoolClient } from '@watchpost/runtime';
-import { problemMessage, type ProblemMessageKind, type ProblemPayload, type Severity } from '@watchpost/schemas';
+import {
+  problemMessage,
+  type ProblemMessage,
+  type ProblemMessageKind,
+  type ProblemPayload,
+  type Severity,
+} from '@watchpost/schemas';
 import type { ProblemState } from './state.ts';
 
 const COLUMNS = [
@@ -77,7 +85,39 @@ export function problemPayload(
   };
 }
 
-/** Outbox row in the transaction that opened (or reopened) the problem; the relay sends it to problems.v1. */
+/** One problems.v1 message to write to the outbox (created_at = `at`). */
+export interface OutboxEntry {
+  message: ProblemMessage;
+  at: Date;
+}
+
+export function outboxEntry(kind: ProblemMessageKind, problem: ProblemPayload, at: Date, reopenedCount = 0): OutboxEntry {
+  return { message: problemMessage(kind, problem, reopenedCount), at };
+}
+
+/** Outbox rows in the transaction that opened (or reopened) the problems; the relay sends them to problems.v1. */
+export async function enqueueProblemMessages(c: PoolClient, entries: readonly OutboxEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  await c.query(
+    `INSERT INTO problem_outbox (message_id, problem_id, kind, payload, created_at)
+     SELECT message_id, problem_id, kind, payload, created_at
+       FROM json_to_recordset($1::json) AS t(message_id text, problem_id uuid, kind text, payload jsonb, created_at timestamptz)
+     ON CONFLICT (message_id) DO NOTHING`,
+    [
+      JSON.stringify(
+        entries.map((e) => ({
+          message_id: e.message.message_id,
+          problem_id: e.message.problem.id,
+          kind: e.message.kind,
+          payload: e.message,
+          created_at: e.at,
+        })),
+      ),
+    ],
+  );
+}
+
+/** One outbox row (see enqueueProblemMessages). */
 export async function enqueueProblemMessage(
   c: PoolClient,
   kind: ProblemMessageKind,
@@ -85,10 +125,148 @@ export async function enqueueProblemMessage(
   at: Date,
   reopenedCount = 0,
 ): Promise<void> {
-  const m = problemMessage(kind, problem, reopenedCount);
-  await c.query(
-    `INSERT INTO problem_outbox (message_id, problem_id, kind, payload, created_at) VALUES ($1, $2, $3, $4::jsonb, $5)
-     ON CONFLICT (message_id) DO NOTHING`,
-    [m.message_id, problem.id, kind, JSON.stringify(m), at],
+  await enqueueProblemMessages(c, [outboxEntry(kind, problem, at, reopenedCount)]);
+}
+
+const LIVE = `status IN ('open', 'acknowledged')`;
+
+/** The live (open or acknowledged) problems of these fingerprints, locked FOR UPDATE, by fingerprint. */
+export async function lockLiveProblems(c: PoolClient, fingerprints: readonly string[]): Promise<Map<string, ProblemRow>> {
+  const out = new Map<string, ProblemRow>();
+  if (fingerprints.length === 0) return out;
+  const r = await c.query<ProblemRow>(
+    `SELECT ${problemColumns()} FROM problems WHERE fingerprint = ANY($1::text[]) AND ${LIVE} ORDER BY fingerprint FOR UPDATE`,
+    [[...new Set(fingerprints)]],
   );
+  for (const p of r.rows) out.set(p.fingerprint, p);
+  return out;
+}
+
+/** One problem row, locked FOR UPDATE (the API's actions). */
+export async function lockProblem(c: PoolClient, id: string): Promise<ProblemRow | null> {
+  const r = await c.query<ProblemRow>(`SELECT ${problemColumns()} FROM problems WHERE id = $1 FOR UPDATE`, [id]);
+  return r.rows[0] ?? null;
+}
+
+/** The latest host_silence-like problem of a host and type, locked (live first, then the latest resolved). */
+export async function lockLatestProblem(c: PoolClient, host: string, type: string): Promise<ProblemRow | null> {
+  const r = await c.query<ProblemRow>(
+    `SELECT ${problemColumns()} FROM problems WHERE host = $1 AND type = $2
+     ORDER BY (status <> 'resolved') DESC, COALESCE(resolved_at, last_seen) DESC LIMIT 1 FOR UPDATE`,
+    [host, type],
+  );
+  return r.rows[0] ?? null;
+}
+
+const PROBLEM_RECORD = `id uuid, status text, fingerprint text, host text, type text, rule text, title text, severity text,
+  count integer, created_at timestamptz, last_seen timestamptz, acknowledged_at timestamptz, acknowledged_by text,
+  resolved_at timestamptz, resolved_by text, resolved_by_user text, reopened_count integer, rdg_flap boolean, details jsonb`;
+const INSERT_COLUMNS = `id, status, fingerprint, host, type, rule, title, severity, count, created_at, last_seen, acknowledged_at,
+  acknowledged_by, resolved_at, resolved_by, resolved_by_user, reopened_count, rdg_flap, details`;
+
+/**
+ * Opens problems: one INSERT of their rows (in their final state for this transaction) and one of
+ * their outbox messages. `onConflictDoNothing` (the scan's race with another scanner) returns the ids
+ * that were inserted; only their messages are written.
+ */
+export async function openProblems(
+  c: PoolClient,
+  rows: readonly ProblemRow[],
+  messages: readonly OutboxEntry[],
+  opts: { onConflictDoNothing?: boolean } = {},
+): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const r = await c.query<{ id: string }>(
+    `INSERT INTO problems (${INSERT_COLUMNS})
+     SELECT ${INSERT_COLUMNS} FROM json_to_recordset($1::json) AS t(${PROBLEM_RECORD})
+     ${opts.onConflictDoNothing ? 'ON CONFLICT DO NOTHING' : ''} RETURNING id::text`,
+    [JSON.stringify(rows)],
+  );
+  const inserted = new Set(r.rows.map((x) => x.id));
+  await enqueueProblemMessages(
+    c,
+    messages.filter((m) => inserted.has(m.message.problem.id)),
+  );
+  return inserted;
+}
+
+/** A change of an existing problem: its new state, and how many events it took since it was read. */
+export interface ProblemUpdate {
+  row: ProblemRow;
+  /** Added to the stored count (extend: the events it took; reopen: 1). */
+  countDelta: number;
+}
+
+/**
+ * Writes changed problems in one UPDATE: count += countDelta, last_seen = the later of stored and
+ * new, and status, acknowledgement, resolution, severity, reopened_count and details as given (the
+ * caller holds the row lock and computed them through the state machine and the rules).
+ */
+export async function updateProblems(c: PoolClient, updates: readonly ProblemUpdate[]): Promise<void> {
+  if (updates.length === 0) return;
+  await c.query(
+    `UPDATE problems p SET count = p.count + u.count_delta, last_seen = GREATEST(p.last_seen, u.last_seen),
+       status = u.status, severity = u.severity, details = u.details, reopened_count = u.reopened_count,
+       acknowledged_at = u.acknowledged_at, acknowledged_by = u.acknowledged_by,
+       resolved_at = u.resolved_at, resolved_by = u.resolved_by, resolved_by_user = u.resolved_by_user
+     FROM json_to_recordset($1::json) AS u(id uuid, count_delta integer, last_seen timestamptz, status text, severity text,
+       details jsonb, reopened_count integer, acknowledged_at timestamptz, acknowledged_by text, resolved_at timestamptz,
+       resolved_by text, resolved_by_user text)
+     WHERE p.id = u.id`,
+    [
+      JSON.stringify(
+        updates.map(({ row: p, countDelta }) => ({
+          id: p.id,
+          count_delta: countDelta,
+          last_seen: p.last_seen,
+          status: p.status,
+          severity: p.severity,
+          details: p.details,
+          reopened_count: p.reopened_count,
+          acknowledged_at: p.acknowledged_at,
+          acknowledged_by: p.acknowledged_by,
+          resolved_at: p.resolved_at,
+          resolved_by: p.resolved_by,
+          resolved_by_user: p.resolved_by_user,
+        })),
+      ),
+    ],
+  );
+}
+
+/** Writes the state-machine fields of one problem (the API's acknowledge/resolve). */
+export async function writeProblemState(c: PoolClient, id: string, n: ProblemState): Promise<void> {
+  await c.query(
+    `UPDATE problems SET status = $2, acknowledged_at = $3, acknowledged_by = $4, resolved_at = $5, resolved_by = $6, resolved_by_user = $7
+      WHERE id = $1`,
+    [id, n.status, n.acknowledged_at, n.acknowledged_by, n.resolved_at, n.resolved_by, n.resolved_by_user],
+  );
+}
+
+/** A timeline row (problem_events). */
+export interface TimelineRow extends TimelineEvent {
+  problem_id: string;
+}
+
+/** Appends timeline rows in one INSERT; a row already there (same problem and event) is kept. */
+export async function insertTimeline(c: PoolClient, rows: readonly TimelineRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await c.query(
+    `INSERT INTO problem_events (problem_id, event_id, occurred_at, received_at, type, severity, title)
+     SELECT problem_id, event_id, occurred_at, received_at, type, severity, title
+       FROM json_to_recordset($1::json) AS t(problem_id uuid, event_id uuid, occurred_at timestamptz, received_at timestamptz,
+         type text, severity text, title text)
+     ON CONFLICT DO NOTHING`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/** Which of these event ids are already on some problem's timeline. */
+export async function eventsOnTimelines(c: PoolClient, eventIds: readonly string[]): Promise<Set<string>> {
+  if (eventIds.length === 0) return new Set();
+  const r = await c.query<{ event_id: string }>(
+    'SELECT DISTINCT event_id::text AS event_id FROM problem_events WHERE event_id = ANY($1::uuid[])',
+    [eventIds],
+  );
+  return new Set(r.rows.map((x) => x.event_id));
 }

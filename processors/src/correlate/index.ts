@@ -1,5 +1,6 @@
 // The `correlate` role: events.v1 -> Postgres hosts/problems, in its own consumer group. One Postgres
-// transaction per batch (idempotent by event_id); the batch consumer commits offsets only after it.
+// transaction per batch, which also stores the partition's position (exactly once: processor.ts); the
+// batch consumer commits the Kafka offsets after it, as a hint where to resume.
 import type { RoleStarter } from '@watchpost/runtime';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
 import { processBatch, type Clock } from './processor.ts';
@@ -25,6 +26,7 @@ export const correlateRole: RoleStarter = async ({ config, log, clients, fatal }
     log,
     onFatal: (err) => fatal?.('correlate consumer crashed', err),
     async handle(batch) {
+      if (batch.length === 0) return;
       const out = await processBatch(
         pool,
         batch.map((m) => m.envelope as CorrelateEnvelope),
@@ -33,6 +35,13 @@ export const correlateRole: RoleStarter = async ({ config, log, clients, fatal }
           problemMinSeverity: config.problemMinSeverity,
         },
         clock,
+        // One partition of one topic per call (the batch consumer's contract).
+        {
+          group: config.consumerGroups.correlate,
+          topic: batch[0]!.topic,
+          partition: batch[0]!.partition,
+          offsets: batch.map((m) => m.offset),
+        },
       );
       recordBatch(out, clock());
       if (out.opened.length > 0) relay.kick();

@@ -8,16 +8,18 @@ import type { Severity } from '@watchpost/schemas';
 import { withTransaction, type PoolClient } from '@watchpost/runtime';
 import {
   HOST_SILENCE_TYPE,
-  enqueueProblemMessage,
+  enqueueProblemMessages,
   hostLastAliveSql,
   hostSilenceDecision,
-  problemColumns,
+  lockLatestProblem,
+  openProblems,
+  outboxEntry,
   problemPayload,
   transition,
+  updateProblems,
   type ProblemRow,
 } from '@watchpost/core';
 import { SILENCE_RULE, deterministicUuid, fingerprintOf } from './rules.ts';
-
 export interface ScanResult {
   markedStale: number;
   opened: string[];
@@ -72,50 +74,43 @@ async function scanHostIn(
     await c.query(`UPDATE hosts SET status = 'stale', status_changed_at = $2 WHERE hostname = $1`, [hostname, opts.now]);
     res.markedStale++;
   }
-  const latest = (
-    await c.query<ProblemRow>(
-      `SELECT ${problemColumns()} FROM problems WHERE host = $1 AND type = $2
-       ORDER BY (status <> 'resolved') DESC, COALESCE(resolved_at, last_seen) DESC LIMIT 1 FOR UPDATE`,
-      [hostname, HOST_SILENCE_TYPE],
-    )
-  ).rows[0];
-  const decision = hostSilenceDecision(latest ?? null, host.last_heartbeat, opts.now);
+  const latest = await lockLatestProblem(c, hostname, HOST_SILENCE_TYPE);
+  const decision = hostSilenceDecision(latest, host.last_heartbeat, opts.now);
   const fingerprint = fingerprintOf(hostname, HOST_SILENCE_TYPE, SILENCE_RULE);
   if (decision === 'open_new') {
     const id = deterministicUuid(`${HOST_SILENCE_TYPE}:${hostname}:${silentSince.toISOString()}`);
-    const title = `No heartbeat from ${hostname} for more than ${opts.staleMinutes} minutes`;
-    const details = { silent_since: silentSince.toISOString(), stale_minutes: opts.staleMinutes };
-    const ins = await c.query(
-      `INSERT INTO problems (id, status, fingerprint, host, type, rule, title, severity, count, created_at, last_seen, details)
-       VALUES ($1, 'open', $2, $3, $4, $5, $6, $7, 1, $8, $8, $9::jsonb) ON CONFLICT DO NOTHING`,
-      [id, fingerprint, hostname, HOST_SILENCE_TYPE, SILENCE_RULE, title, SILENCE_SEVERITY, opts.now, JSON.stringify(details)],
-    );
-    if (ins.rowCount === 1) {
-      const problem = { id, fingerprint, host: hostname, type: HOST_SILENCE_TYPE, rule: SILENCE_RULE, title };
-      await enqueueProblemMessage(
-        c,
-        'problem.opened',
-        problemPayload({ ...problem, severity: SILENCE_SEVERITY, rdg_flap: false, created_at: opts.now, details }),
-        opts.now,
-      );
-      res.opened.push(id);
-    }
+    const row: ProblemRow = {
+      id,
+      status: 'open',
+      fingerprint,
+      host: hostname,
+      type: HOST_SILENCE_TYPE,
+      rule: SILENCE_RULE,
+      title: `No heartbeat from ${hostname} for more than ${opts.staleMinutes} minutes`,
+      severity: SILENCE_SEVERITY,
+      count: 1,
+      created_at: opts.now,
+      last_seen: opts.now,
+      acknowledged_at: null,
+      acknowledged_by: null,
+      resolved_at: null,
+      resolved_by: null,
+      resolved_by_user: null,
+      rdg_flap: false,
+      reopened_count: 0,
+      details: { silent_since: silentSince.toISOString(), stale_minutes: opts.staleMinutes },
+    };
+    // Another scanner may have opened it meanwhile: nothing is inserted then, and no message written.
+    const inserted = await openProblems(c, [row], [outboxEntry('problem.opened', problemPayload(row), opts.now)], {
+      onConflictDoNothing: true,
+    });
+    if (inserted.has(id)) res.opened.push(id);
   } else if (decision === 'reopen' && latest) {
     const t = transition(latest, { kind: 'reopen' }, opts.now);
     if (t.ok) {
-      const p = t.next;
-      await c.query(
-        `UPDATE problems SET status = 'open', acknowledged_at = NULL, acknowledged_by = NULL, resolved_at = NULL, resolved_by = NULL,
-           resolved_by_user = NULL, reopened_count = $2, count = count + 1, last_seen = $3 WHERE id = $1`,
-        [p.id, p.reopened_count, opts.now],
-      );
-      await enqueueProblemMessage(
-        c,
-        'problem.reopened',
-        problemPayload({ ...p, fingerprint, host: hostname, type: HOST_SILENCE_TYPE, rule: SILENCE_RULE, rdg_flap: false }),
-        opts.now,
-        p.reopened_count,
-      );
+      const p = { ...t.next, last_seen: opts.now };
+      await updateProblems(c, [{ row: p, countDelta: 1 }]);
+      await enqueueProblemMessages(c, [outboxEntry('problem.reopened', problemPayload(p), opts.now, p.reopened_count)]);
       res.reopened.push(p.id);
     }
   } else if (decision === 'suppressed') {

@@ -141,7 +141,9 @@ describe('problem status table: event ingest', () => {
     await run(...batch);
     const before = await dumpCorrelateTables(stores.pg);
     const again = await run(...batch, batch[0]!);
-    expect(again).toMatchObject({ applied: 0, skipped: 3 });
+    // Without a Kafka position (in-process), the repeats are recognised by event id: the problem
+    // event is on a timeline already (skipped twice); the heartbeat is re-applied, which is idempotent.
+    expect(again).toMatchObject({ applied: 1, skipped: 2 });
     expect(await dumpCorrelateTables(stores.pg)).toEqual(before);
   });
 });

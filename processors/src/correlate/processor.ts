@@ -1,64 +1,50 @@
-// Postgres adapter of the correlator: applies a batch of events in ONE transaction together with their
-// processed_events rows (a replayed event is skipped whole), using the pure rules of rules.ts and the
-// state machine of core (core/src/problems/state.ts).
+// Postgres adapter of the correlator: applies a batch of events in ONE transaction, set-based.
+//
+// 1. Exactly once without a per-event ledger: the consumer's position (group, topic, partition ->
+//    next offset) is read and locked, and stored again, in the transaction of the effects. Messages
+//    below it were applied before (a redelivery after a crash or a rebalance, a replay of the topic)
+//    and are skipped; Kafka's committed offset is only a hint where to start reading. An event id
+//    seen twice in the batch, or already on a problem's timeline (an agent's retry that reached Kafka
+//    twice), is skipped too; other repeats (heartbeats, logins) are idempotent host refreshes.
+// 2. The rules (rules/*.ts) say what the batch must read; hosts are upserted (one row per host, the
+//    batch's latest fields), then live problems, sessions and inventories are loaded and locked once.
+// 3. The events run in offset order against that in-memory state (work.ts), which is then written
+//    with one statement per table.
 //
 // Times: every event-driven timestamp (host last_seen/last_heartbeat, problem created_at/last_seen,
 // correlation window, automatic resolve) is the service's receive time `received_at` from the
 // envelope, so agents' drifting clocks do not matter and a replay reproduces the same rows. The flap
 // rule and its 30 s deduplication use the host's `occurred_at` (302 -> 303 timing is host-side).
-// The injectable clock only stamps processed_at / the outbox created_at.
 import type { Pool, PoolClient } from 'pg';
-import { maxSeverity, type Severity } from '@watchpost/schemas';
 import { withTransaction } from '@watchpost/runtime';
 import {
   effectiveSeverity,
-  enqueueProblemMessage,
+  eventsOnTimelines,
   loadTypeSettings,
-  problemColumns,
+  lockLiveProblems,
   pgSafeJson,
   pgSafeKey,
   pgSafeText,
-  problemPayload,
-  transition,
-  HOST_SILENCE_TYPE,
-  type ProblemRow,
-  type TimelineEvent,
-  type TypeSettings,
 } from '@watchpost/core';
-import {
-  FLAP_DEDUP_MS,
-  FLAP_RULE,
-  FLAP_TYPE,
-  INVENTORY_RULE,
-  INVENTORY_TYPE,
-  SILENCE_RULE,
-  deterministicUuid,
-  fingerprintOf,
-  hardwareDiff,
-  inventoryOf,
-  isFlap,
-  isLivenessType,
-  isRdgType,
-  matchProblem,
-  opensSeverityProblem,
-  rdgCode,
-  rdgSession,
-  ruleOf,
-  type CorrelateEnvelope,
-  type HardwareDiff,
-} from './rules.ts';
+import { INVENTORY_TYPE, isLivenessType, type CorrelateEnvelope } from './rules.ts';
+import { RULES, type CorrelateSettings, type EventCtx } from './rules/index.ts';
+import { BatchWork, Needs, type RdgSessionRow } from './work.ts';
 
+export type { CorrelateSettings } from './rules/index.ts';
 export type Clock = () => Date;
 
-export interface CorrelateSettings {
-  problemCorrelationWindowMinutes: number;
-  problemMinSeverity: Severity;
+/** Where the batch's messages come from: offsets[i] is the Kafka offset of envelopes[i]. */
+export interface SourcePosition {
+  group: string;
+  topic: string;
+  partition: number;
+  offsets: readonly string[];
 }
 
 export interface BatchOutcome {
-  /** Events applied now (not seen before). */
+  /** Events applied now. */
   applied: number;
-  /** Events skipped because the ledger already held them (replay) or repeated in the batch. */
+  /** Events skipped: below the stored position, repeated in the batch, or already on a timeline. */
   skipped: number;
   opened: { id: string; type: string; rule: string }[];
   resolved: { id: string; resolved_by: 'auto' }[];
@@ -84,6 +70,7 @@ export function pgSafeEnvelope(env: CorrelateEnvelope): CorrelateEnvelope {
     received_at: env.received_at,
     event: {
       ...e,
+      event_id: e.event_id.toLowerCase(),
       type: pgSafeKey(e.type),
       title: pgSafeText(e.title),
       source: {
@@ -106,17 +93,18 @@ export function pgSafeEnvelope(env: CorrelateEnvelope): CorrelateEnvelope {
   };
 }
 
-/** Applies the batch exactly once per event_id; retries the whole transaction on deadlock. */
+/** Applies the batch exactly once (see the head of this file); retries the whole transaction on deadlock. */
 export async function processBatch(
   pool: Pool,
-  envelopes: CorrelateEnvelope[],
+  envelopes: readonly CorrelateEnvelope[],
   settings: CorrelateSettings,
   clock: Clock,
+  position?: SourcePosition,
 ): Promise<BatchOutcome> {
   const safe = envelopes.map(pgSafeEnvelope);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await withTransaction(pool, (c) => applyBatch(c, safe, settings, clock));
+      return await withTransaction(pool, (c) => applyBatch(c, safe, settings, clock, position));
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (!code || !RETRYABLE.has(code) || attempt >= 5) throw err;
@@ -124,94 +112,189 @@ export async function processBatch(
   }
 }
 
+/** Locks the stored position of the partition and returns the next offset to apply. */
+async function lockPosition(c: PoolClient, p: SourcePosition): Promise<bigint> {
+  const r = await c.query<{ next_offset: string }>(
+    `INSERT INTO consumer_offsets (consumer_group, topic, partition, next_offset) VALUES ($1, $2, $3, 0)
+     ON CONFLICT (consumer_group, topic, partition) DO UPDATE SET next_offset = consumer_offsets.next_offset
+     RETURNING next_offset::text`,
+    [p.group, p.topic, p.partition],
+  );
+  return BigInt(r.rows[0]!.next_offset);
+}
+
 async function applyBatch(
   c: PoolClient,
   envelopes: CorrelateEnvelope[],
   settings: CorrelateSettings,
   clock: Clock,
+  position: SourcePosition | undefined,
 ): Promise<BatchOutcome> {
   const out: BatchOutcome = { applied: 0, skipped: 0, opened: [], resolved: [], latestReceivedAt: null };
-  const valid = envelopes.filter((e) => UUID_RE.test(e.event.event_id));
-  out.skipped += envelopes.length - valid.length;
-  if (valid.length === 0) return out;
-  const now = clock();
-  const ids = valid.map((e) => e.event.event_id.toLowerCase());
-  const fresh = await c.query<{ event_id: string }>(
-    `INSERT INTO processed_events (event_id, processed_at) SELECT unnest($1::uuid[]), $2
-     ON CONFLICT (event_id) DO NOTHING RETURNING event_id::text`,
-    [ids, now],
-  );
-  const todo = new Set(fresh.rows.map((r) => r.event_id));
-  const typeSettings = await loadTypeSettings(c);
-  const ctx: Ctx = { c, settings, typeSettings, now, out };
-  for (const env of valid) {
-    const id = env.event.event_id.toLowerCase();
-    if (!todo.delete(id)) {
-      out.skipped++;
-      continue;
-    }
-    await applyEvent(ctx, env);
-    out.applied++;
-    const r = new Date(env.received_at);
-    if (!out.latestReceivedAt || r > out.latestReceivedAt) out.latestReceivedAt = r;
+  let candidates = envelopes;
+  let nextOffset: bigint | null = null;
+  if (position) {
+    const from = await lockPosition(c, position);
+    candidates = envelopes.filter((_, i) => BigInt(position.offsets[i]!) >= from);
+    let last = from - 1n;
+    for (const o of position.offsets) if (BigInt(o) > last) last = BigInt(o);
+    nextOffset = last + 1n > from ? last + 1n : null;
   }
+  const seen = new Set<string>();
+  const fresh: CorrelateEnvelope[] = [];
+  for (const env of candidates) {
+    const id = env.event.event_id;
+    if (!UUID_RE.test(id) || seen.has(id)) continue;
+    seen.add(id);
+    fresh.push(env);
+  }
+
+  const typeSettings = await loadTypeSettings(c);
+  const needs = new Needs();
+  const maybeOnTimeline: string[] = [];
+  const events: EventCtx[] = fresh.map((env) => {
+    const e = env.event;
+    const receivedAt = new Date(env.received_at);
+    const severity = effectiveSeverity(typeSettings, e.type, e.severity);
+    const ev: EventCtx = {
+      env,
+      e,
+      host: e.host.hostname,
+      receivedAt,
+      occurredAt: new Date(e.occurred_at),
+      severity,
+      self: {
+        event_id: e.event_id,
+        occurred_at: new Date(e.occurred_at),
+        received_at: receivedAt,
+        type: e.type,
+        severity,
+        title: e.title,
+      },
+      settings,
+    };
+    let timeline = false;
+    for (const rule of RULES) timeline = rule.needs(ev, needs).timeline || timeline;
+    if (timeline) maybeOnTimeline.push(e.event_id);
+    return ev;
+  });
+  const done = await eventsOnTimelines(c, maybeOnTimeline);
+  const todo = done.size > 0 ? events.filter((ev) => !done.has(ev.self.event_id)) : events;
+
+  if (todo.length > 0) {
+    // Hosts first: the same lock order as the liveness scan (host row, then its problems).
+    await upsertHosts(c, todo);
+    const live = await lockLiveProblems(c, [...needs.fingerprints]);
+    const sessions = await loadSessions(c, needs);
+    const inventories = await loadInventories(c, needs);
+    const work = new BatchWork(needs, live, sessions, inventories);
+    for (const ev of todo) {
+      for (const rule of RULES) rule.apply(ev, work);
+      if (!out.latestReceivedAt || ev.receivedAt > out.latestReceivedAt) out.latestReceivedAt = ev.receivedAt;
+    }
+    await work.write(c);
+    out.opened = work.opened;
+    out.resolved = work.resolved;
+  }
+  if (position && nextOffset !== null)
+    await c.query(
+      `UPDATE consumer_offsets SET next_offset = $4, updated_at = $5 WHERE consumer_group = $1 AND topic = $2 AND partition = $3`,
+      [position.group, position.topic, position.partition, nextOffset.toString(), clock()],
+    );
+  out.applied = todo.length;
+  out.skipped = envelopes.length - todo.length;
   return out;
 }
 
-interface Ctx {
-  c: PoolClient;
-  settings: CorrelateSettings;
-  typeSettings: TypeSettings;
-  now: Date;
-  out: BatchOutcome;
+export interface HostRow {
+  hostname: string;
+  display_name: string | null;
+  os_family: string;
+  os_version: string | null;
+  fqdn: string | null;
+  ipv4: string | null;
+  ipv6: string | null;
+  timezone: string | null;
+  product: string;
+  product_version: string;
+  agent_instance_id: string | null;
+  first_seen: Date;
+  last_seen: Date;
+  last_heartbeat: Date | null;
+  /** Receive time of the batch's first liveness event (sets status_changed_at of a stale host). */
+  first_live_at: Date | null;
 }
 
-async function applyEvent(ctx: Ctx, env: CorrelateEnvelope): Promise<void> {
-  const e = env.event;
-  const receivedAt = new Date(env.received_at);
-  const occurredAt = new Date(e.occurred_at);
-  const host = e.host.hostname;
-  const liveness = isLivenessType(e.type);
-  await upsertHost(ctx.c, env, receivedAt, liveness);
-  const sev = effectiveSeverity(ctx.typeSettings, e.type, e.severity);
-  const self: TimelineEvent = {
-    event_id: e.event_id.toLowerCase(),
-    occurred_at: occurredAt,
-    received_at: receivedAt,
-    type: e.type,
-    severity: sev,
-    title: e.title,
-  };
-
-  if (liveness) await autoResolveSilence(ctx, host, receivedAt);
-  if (e.type === INVENTORY_TYPE) await applyInventory(ctx, env, receivedAt, self);
-  if (isRdgType(e.type)) await applyRdg(ctx, env, occurredAt, receivedAt, self);
-
-  if (opensSeverityProblem(e.type, sev, ctx.settings.problemMinSeverity)) {
-    const rule = ruleOf(e.details);
-    await correlate(ctx, {
-      host,
-      type: e.type,
-      rule,
-      severity: sev,
-      title: e.title,
-      at: receivedAt,
-      matchAt: receivedAt,
-      windowMs: ctx.settings.problemCorrelationWindowMinutes * 60_000,
-      liveMatchTime: (p) => p.last_seen,
-      seed: `${self.event_id}:${e.type}:${rule}`,
-      timeline: [self],
-    });
+/** The batch's host refreshes, one row per host: what applying each event's upsert in order leaves. */
+function hostRows(events: readonly Pick<EventCtx, 'e' | 'host' | 'receivedAt'>[]): HostRow[] {
+  const rows = new Map<string, HostRow>();
+  for (const ev of events) {
+    const h = ev.e.host;
+    const s = ev.e.source;
+    const live = isLivenessType(ev.e.type) ? ev.receivedAt : null;
+    const r = rows.get(ev.host);
+    if (!r) {
+      rows.set(ev.host, {
+        hostname: ev.host,
+        display_name: h.display_name ?? null,
+        os_family: h.os_family,
+        os_version: h.os_version ?? null,
+        fqdn: h.fqdn ?? null,
+        ipv4: h.ipv4 ?? null,
+        ipv6: h.ipv6 ?? null,
+        timezone: h.timezone ?? null,
+        product: s.product,
+        product_version: s.product_version,
+        agent_instance_id: s.agent_instance_id ?? null,
+        first_seen: ev.receivedAt,
+        last_seen: ev.receivedAt,
+        last_heartbeat: live,
+        first_live_at: live,
+      });
+      continue;
+    }
+    // Non-null fields of a later event win; os_family and product always come from the latest.
+    r.display_name = h.display_name ?? r.display_name;
+    r.os_family = h.os_family;
+    r.os_version = h.os_version ?? r.os_version;
+    r.fqdn = h.fqdn ?? r.fqdn;
+    r.ipv4 = h.ipv4 ?? r.ipv4;
+    r.ipv6 = h.ipv6 ?? r.ipv6;
+    r.timezone = h.timezone ?? r.timezone;
+    r.product = s.product;
+    r.product_version = s.product_version;
+    r.agent_instance_id = s.agent_instance_id ?? r.agent_instance_id;
+    if (ev.receivedAt > r.last_seen) r.last_seen = ev.receivedAt;
+    if (live) {
+      if (!r.last_heartbeat || live > r.last_heartbeat) r.last_heartbeat = live;
+      r.first_live_at ??= live;
+    }
   }
+  return [...rows.values()].sort((a, b) => (a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0));
 }
 
-async function upsertHost(c: PoolClient, env: CorrelateEnvelope, receivedAt: Date, liveness: boolean): Promise<void> {
-  const e = env.event;
-  const h = e.host;
+/** hostRows of safe envelopes (bench:correlate's floor writes the same rows). */
+export function hostRowsOf(envelopes: readonly CorrelateEnvelope[]): HostRow[] {
+  return hostRows(
+    envelopes.map((env) => ({ e: env.event, host: env.event.host.hostname, receivedAt: new Date(env.received_at) })),
+  );
+}
+
+/**
+ * One upsert for every host of the batch (sorted: a fixed lock order). A new host gets first_seen and
+ * status_changed_at from its first event; a known one keeps first_seen, takes the latest last_seen and
+ * heartbeat, and turns online at its first liveness event of the batch.
+ */
+async function upsertHosts(c: PoolClient, events: readonly EventCtx[]): Promise<void> {
   await c.query(
-    `INSERT INTO hosts (hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
+    `WITH input AS (
+       SELECT * FROM json_to_recordset($1::json) AS t(hostname text, display_name text, os_family text, os_version text,
+         fqdn text, ipv4 text, ipv6 text, timezone text, product text, product_version text, agent_instance_id text,
+         first_seen timestamptz, last_seen timestamptz, last_heartbeat timestamptz, first_live_at timestamptz))
+     INSERT INTO hosts (hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
                         agent_instance_id, first_seen, last_seen, last_heartbeat, status, status_changed_at, internal_address)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, 'online', $12, $6)
+     SELECT hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
+            agent_instance_id, first_seen, last_seen, last_heartbeat, 'online', first_seen, ipv4 FROM input
      ON CONFLICT (hostname) DO UPDATE SET
        display_name = COALESCE(EXCLUDED.display_name, hosts.display_name),
        os_family = EXCLUDED.os_family,
@@ -228,233 +311,36 @@ async function upsertHost(c: PoolClient, env: CorrelateEnvelope, receivedAt: Dat
                              ELSE GREATEST(hosts.last_heartbeat, EXCLUDED.last_heartbeat) END,
        status = CASE WHEN EXCLUDED.last_heartbeat IS NULL THEN hosts.status ELSE 'online' END,
        status_changed_at = CASE WHEN EXCLUDED.last_heartbeat IS NOT NULL AND hosts.status <> 'online'
-                                THEN EXCLUDED.last_heartbeat ELSE hosts.status_changed_at END,
+                                THEN (SELECT i.first_live_at FROM input i WHERE i.hostname = EXCLUDED.hostname)
+                                ELSE hosts.status_changed_at END,
        internal_address = COALESCE(EXCLUDED.ipv4, hosts.internal_address)`,
-    [
-      h.hostname,
-      h.display_name ?? null,
-      h.os_family,
-      h.os_version ?? null,
-      h.fqdn ?? null,
-      h.ipv4 ?? null,
-      h.ipv6 ?? null,
-      h.timezone ?? null,
-      e.source.product,
-      e.source.product_version,
-      e.source.agent_instance_id ?? null,
-      receivedAt,
-      liveness ? receivedAt : null,
-    ],
+    [JSON.stringify(hostRows(events))],
   );
 }
 
-const PROBLEM_COLUMNS = problemColumns();
-
-/** A heartbeat (or daily report) closes the host's live host_silence problem automatically. */
-async function autoResolveSilence(ctx: Ctx, host: string, at: Date): Promise<void> {
-  const r = await ctx.c.query<ProblemRow>(
-    `SELECT ${PROBLEM_COLUMNS} FROM problems WHERE fingerprint = $1 AND status IN ('open', 'acknowledged') FOR UPDATE`,
-    [fingerprintOf(host, HOST_SILENCE_TYPE, SILENCE_RULE)],
+async function loadSessions(c: PoolClient, needs: Needs): Promise<Map<string, RdgSessionRow>> {
+  const out = new Map<string, RdgSessionRow>();
+  if (needs.sessions.size === 0) return out;
+  const keys = [...needs.sessions.values()];
+  const r = await c.query<RdgSessionRow & { host: string; session_id: string }>(
+    `SELECT r.host, r.session_id, connect_event_id::text, connect_occurred_at, connect_received_at, connect_type,
+            connect_severity, connect_title
+       FROM rdg_sessions r JOIN unnest($1::text[], $2::text[]) AS k(host, session_id)
+         ON r.host = k.host AND r.session_id = k.session_id
+      FOR UPDATE OF r`,
+    [keys.map((k) => k.host), keys.map((k) => k.session)],
   );
-  const p = r.rows[0];
-  if (!p) return;
-  const t = transition(p, { kind: 'auto_resolve' }, at);
-  if (!t.ok) return;
-  await writeResolution(ctx, t.next, { resolve_reason: 'heartbeat' });
+  for (const { host, session_id, ...row } of r.rows) out.set(BatchWork.sessionKey(host, session_id), row);
+  return out;
 }
 
-async function writeResolution(ctx: Ctx, p: ProblemRow, detailsPatch: Record<string, unknown>): Promise<void> {
-  await ctx.c.query(
-    `UPDATE problems SET status = $2, resolved_at = $3, resolved_by = $4, resolved_by_user = $5, details = details || $6::jsonb WHERE id = $1`,
-    [p.id, p.status, p.resolved_at, p.resolved_by, p.resolved_by_user, JSON.stringify(detailsPatch)],
+async function loadInventories(c: PoolClient, needs: Needs): Promise<Map<string, { hardware: unknown; at: Date | null }>> {
+  const out = new Map<string, { hardware: unknown; at: Date | null }>();
+  if (needs.inventoryHosts.size === 0) return out;
+  const r = await c.query<{ hostname: string; inventory_hardware: unknown; inventory_at: Date | null }>(
+    'SELECT hostname, inventory_hardware, inventory_at FROM hosts WHERE hostname = ANY($1::text[])',
+    [[...needs.inventoryHosts]],
   );
-  ctx.out.resolved.push({ id: p.id, resolved_by: 'auto' });
-}
-
-interface CorrelateSpec {
-  host: string;
-  type: string;
-  rule: string;
-  severity: Severity;
-  title: string;
-  /** Service time stamped on the problem (created_at / last_seen). */
-  at: Date;
-  /** Time compared against the live problem's match time (received_at, or occurred_at for flaps). */
-  matchAt: Date;
-  windowMs: number;
-  liveMatchTime: (p: ProblemRow) => Date;
-  seed: string;
-  rdgFlap?: boolean;
-  timeline: TimelineEvent[];
-  /** New details for an opened problem, or the update of an extended one's details. */
-  details?: (previous: Record<string, unknown> | null) => Record<string, unknown>;
-}
-
-/** Opens or extends the live problem of the fingerprint (see matchProblem). Returns its id. */
-async function correlate(ctx: Ctx, s: CorrelateSpec): Promise<string> {
-  const fingerprint = fingerprintOf(s.host, s.type, s.rule);
-  const r = await ctx.c.query<ProblemRow>(
-    `SELECT ${PROBLEM_COLUMNS} FROM problems WHERE fingerprint = $1 AND status IN ('open', 'acknowledged') FOR UPDATE`,
-    [fingerprint],
-  );
-  const live = r.rows[0] ?? null;
-  const decision = matchProblem(
-    live && { status: live.status as 'open' | 'acknowledged', last_seen: s.liveMatchTime(live) },
-    s.matchAt,
-    s.windowMs,
-  );
-  let id: string;
-  if (decision === 'extend' && live) {
-    id = live.id;
-    await ctx.c.query(
-      `UPDATE problems SET count = count + 1, last_seen = GREATEST(last_seen, $2), severity = $3, details = $4::jsonb WHERE id = $1`,
-      [id, s.at, maxSeverity(live.severity, s.severity), JSON.stringify(s.details ? s.details(live.details) : live.details)],
-    );
-  } else {
-    id = deterministicUuid(s.seed);
-    if (live) {
-      const t = transition(live, { kind: 'auto_resolve' }, s.at);
-      if (t.ok) await writeResolution(ctx, t.next, { resolve_reason: 'superseded', superseded_by: id });
-    }
-    const details = s.details ? s.details(null) : {};
-    await ctx.c.query(
-      `INSERT INTO problems (id, status, fingerprint, host, type, rule, title, severity, count, created_at, last_seen, rdg_flap, details)
-       VALUES ($1, 'open', $2, $3, $4, $5, $6, $7, 1, $8, $8, $9, $10::jsonb)`,
-      [id, fingerprint, s.host, s.type, s.rule, s.title, s.severity, s.at, s.rdgFlap ?? false, JSON.stringify(details)],
-    );
-    const opened = { id, fingerprint, host: s.host, type: s.type, rule: s.rule, title: s.title, severity: s.severity };
-    await enqueueProblemMessage(
-      ctx.c,
-      'problem.opened',
-      problemPayload({ ...opened, rdg_flap: s.rdgFlap ?? false, created_at: s.at, details }),
-      s.at,
-    );
-    ctx.out.opened.push({ id, type: s.type, rule: s.rule });
-  }
-  for (const ev of s.timeline) {
-    await ctx.c.query(
-      `INSERT INTO problem_events (problem_id, event_id, occurred_at, received_at, type, severity, title)
-       VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING`,
-      [id, ev.event_id, ev.occurred_at, ev.received_at, ev.type, ev.severity, ev.title],
-    );
-  }
-  return id;
-}
-
-async function applyInventory(ctx: Ctx, env: CorrelateEnvelope, receivedAt: Date, self: TimelineEvent): Promise<void> {
-  const host = env.event.host.hostname;
-  const r = await ctx.c.query<{ inventory_hardware: unknown; inventory_at: Date | null }>(
-    'SELECT inventory_hardware, inventory_at FROM hosts WHERE hostname = $1 FOR UPDATE',
-    [host],
-  );
-  const prev = r.rows[0];
-  if (prev?.inventory_at && prev.inventory_at > receivedAt) return; // an older snapshot never overwrites a newer one
-  const snap = inventoryOf(env.event.details);
-  await ctx.c.query(
-    'UPDATE hosts SET inventory_hardware = $2::jsonb, inventory_software = $3::jsonb, inventory_at = $4 WHERE hostname = $1',
-    [host, JSON.stringify(snap.hardware), JSON.stringify(snap.software), receivedAt],
-  );
-  const diff = hardwareDiff(prev?.inventory_hardware ?? null, snap.hardware);
-  if (!diff) return;
-  const entry = { event_id: self.event_id, received_at: receivedAt.toISOString(), diff };
-  await correlate(ctx, {
-    host,
-    type: INVENTORY_TYPE,
-    rule: INVENTORY_RULE,
-    severity: 'warning',
-    title: `Hardware changed on ${host}`,
-    at: receivedAt,
-    matchAt: receivedAt,
-    windowMs: ctx.settings.problemCorrelationWindowMinutes * 60_000,
-    liveMatchTime: (p) => p.last_seen,
-    seed: `${self.event_id}:${INVENTORY_TYPE}:${INVENTORY_RULE}`,
-    timeline: [{ ...self, severity: 'warning' }],
-    details: (previous) => {
-      const changes = ((previous?.changes as unknown[]) ?? []).slice(-19);
-      return { ...(previous ?? {}), diff, changes: [...changes, entry] } satisfies Record<string, unknown> & {
-        diff: HardwareDiff;
-      };
-    },
-  });
-}
-
-async function applyRdg(
-  ctx: Ctx,
-  env: CorrelateEnvelope,
-  occurredAt: Date,
-  receivedAt: Date,
-  self: TimelineEvent,
-): Promise<void> {
-  const e = env.event;
-  const code = rdgCode(e.type, e.details);
-  const session = rdgSession(e.details);
-  if (!code || !session) return;
-  const host = e.host.hostname;
-  if (code === 302) {
-    await ctx.c.query(
-      `INSERT INTO rdg_sessions (host, session_id, connect_event_id, connect_occurred_at, connect_received_at, connect_type, connect_severity, connect_title)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-       ON CONFLICT (host, session_id) DO UPDATE SET connect_event_id = EXCLUDED.connect_event_id,
-         connect_occurred_at = EXCLUDED.connect_occurred_at, connect_received_at = EXCLUDED.connect_received_at,
-         connect_type = EXCLUDED.connect_type, connect_severity = EXCLUDED.connect_severity, connect_title = EXCLUDED.connect_title`,
-      [host, session, self.event_id, occurredAt, receivedAt, e.type, self.severity, e.title],
-    );
-    return;
-  }
-  const r = await ctx.c.query<{
-    connect_event_id: string;
-    connect_occurred_at: Date;
-    connect_received_at: Date;
-    connect_type: string;
-    connect_severity: string;
-    connect_title: string;
-  }>(
-    `DELETE FROM rdg_sessions WHERE host = $1 AND session_id = $2
-     RETURNING connect_event_id::text, connect_occurred_at, connect_received_at, connect_type, connect_severity, connect_title`,
-    [host, session],
-  );
-  const conn = r.rows[0];
-  if (!conn || !isFlap(conn.connect_occurred_at, occurredAt)) return;
-  const pair = {
-    connect_event_id: conn.connect_event_id,
-    disconnect_event_id: self.event_id,
-    session_id: session,
-    seconds: (occurredAt.getTime() - conn.connect_occurred_at.getTime()) / 1000,
-    disconnect_occurred_at: occurredAt.toISOString(),
-  };
-  const problemId = await correlate(ctx, {
-    host,
-    type: FLAP_TYPE,
-    rule: FLAP_RULE,
-    severity: 'warning',
-    title: `RD Gateway session flap on ${host}`,
-    at: receivedAt,
-    // Deduplication window of 30 s on the host's clock, from the previous flap's disconnect.
-    matchAt: occurredAt,
-    windowMs: FLAP_DEDUP_MS,
-    liveMatchTime: (p) =>
-      new Date(typeof p.details.last_flap_at === 'string' ? p.details.last_flap_at : p.created_at.toISOString()),
-    seed: `${self.event_id}:${FLAP_TYPE}:${FLAP_RULE}`,
-    rdgFlap: true,
-    timeline: [
-      {
-        event_id: conn.connect_event_id,
-        occurred_at: conn.connect_occurred_at,
-        received_at: conn.connect_received_at,
-        type: conn.connect_type,
-        severity: conn.connect_severity,
-        title: conn.connect_title,
-      },
-      self,
-    ],
-    details: (previous) => {
-      const pairs = ((previous?.pairs as unknown[]) ?? []).slice(-49);
-      return { ...(previous ?? {}), last_flap_at: occurredAt.toISOString(), pairs: [...pairs, pair] };
-    },
-  });
-  await ctx.c.query(
-    `INSERT INTO rdg_flap_events (event_id, problem_id, role, partner_event_id, session_id)
-     VALUES ($1, $3, 'connect', $2, $4), ($2, $3, 'disconnect', $1, $4) ON CONFLICT (event_id) DO NOTHING`,
-    [conn.connect_event_id, self.event_id, problemId, session],
-  );
+  for (const row of r.rows) out.set(row.hostname, { hardware: row.inventory_hardware, at: row.inventory_at });
+  return out;
 }

@@ -388,7 +388,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       maxInFlightBytes: int(env, 'SERVICE_INGEST_MAX_IN_FLIGHT_BYTES', 64 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
     },
     correlate: {
-      batchSize: int(env, 'CORRELATE_BATCH_SIZE', 1000, 1, 100_000),
+      batchSize: int(env, 'CORRELATE_BATCH_SIZE', 5000, 1, 100_000),
       batchMs: int(env, 'CORRELATE_BATCH_MS', 200, 10, 60_000),
     },
     livenessScanIntervalSeconds: int(env, 'SERVICE_LIVENESS_SCAN_INTERVAL_SECONDS', 60, 1, 3600),

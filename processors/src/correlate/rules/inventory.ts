@@ -1,0 +1,73 @@
+// Inventory: agent.inventory stores details.hardware/software on the host (an older snapshot by
+// receive time is ignored); a hardware change opens or extends a warning problem with the diff.
+import { fingerprintOf, hardwareDiff, inventoryOf, INVENTORY_RULE, INVENTORY_TYPE, type HardwareDiff } from '../rules.ts';
+import type { Rule } from './rule.ts';
+
+/** UTF-8 bytes compared as jsonb orders object keys: shorter first, then bytewise. */
+function jsonbKeyOrder(a: string, b: string): number {
+  const ba = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ba.length - bb.length || Buffer.compare(ba, bb);
+}
+
+function normalize(v: unknown): unknown {
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map(normalize);
+  const o = v as Record<string, unknown>;
+  // fromEntries, not assignment: a "__proto__" key stays an own property, as JSON.parse makes it.
+  return Object.fromEntries(
+    Object.keys(o)
+      .sort(jsonbKeyOrder)
+      .map((k) => [k, normalize(o[k])]),
+  );
+}
+
+/**
+ * A value as it reads back from a jsonb column (JSON round trip, keys in jsonb's order), so that a
+ * snapshot kept in memory within a batch diffs exactly like one read back from Postgres.
+ */
+export function asStoredJson(value: unknown): unknown {
+  return value === undefined ? null : normalize(JSON.parse(JSON.stringify(value)) as unknown);
+}
+
+export const inventoryRule: Rule = {
+  name: 'inventory',
+  needs(ev, needs) {
+    if (ev.e.type !== INVENTORY_TYPE) return { timeline: false };
+    needs.inventoryHosts.add(ev.host);
+    needs.fingerprints.add(fingerprintOf(ev.host, INVENTORY_TYPE, INVENTORY_RULE));
+    return { timeline: true };
+  },
+  apply(ev, work) {
+    if (ev.e.type !== INVENTORY_TYPE) return;
+    const inv = work.inventory(ev.host);
+    if (inv.at && inv.at > ev.receivedAt) return; // an older snapshot never overwrites a newer one
+    const snap = inventoryOf(ev.e.details);
+    const diff = hardwareDiff(inv.hardware, snap.hardware);
+    inv.hardware = asStoredJson(snap.hardware);
+    inv.software = snap.software;
+    inv.at = ev.receivedAt;
+    inv.changed = true;
+    if (!diff) return;
+    const entry = { event_id: ev.self.event_id, received_at: ev.receivedAt.toISOString(), diff };
+    work.correlate({
+      host: ev.host,
+      type: INVENTORY_TYPE,
+      rule: INVENTORY_RULE,
+      severity: 'warning',
+      title: `Hardware changed on ${ev.host}`,
+      at: ev.receivedAt,
+      matchAt: ev.receivedAt,
+      windowMs: ev.settings.problemCorrelationWindowMinutes * 60_000,
+      liveMatchTime: (p) => p.last_seen,
+      seed: `${ev.self.event_id}:${INVENTORY_TYPE}:${INVENTORY_RULE}`,
+      timeline: [{ ...ev.self, severity: 'warning' }],
+      details: (previous) => {
+        const changes = ((previous?.changes as unknown[]) ?? []).slice(-19);
+        return { ...(previous ?? {}), diff, changes: [...changes, entry] } satisfies Record<string, unknown> & {
+          diff: HardwareDiff;
+        };
+      },
+    });
+  },
+};

@@ -1,0 +1,301 @@
+// The working state of one correlate batch. The rules (rules/*.ts) run event by event, in offset
+// order, against this in-memory copy of what they read (live problems, RD Gateway sessions, inventory
+// snapshots), loaded and locked once per batch; write() then stores the outcome set-based through core's
+// problem store: one UPDATE for every changed problem (count += n, last_seen = max), one INSERT for
+// the opened ones with their outbox messages, one for the timeline, one per small table.
+//
+// The sequence is the same as applying each event with its own statements (the per-event correlator
+// this replaced): every value a later event reads here is what it would have read back from Postgres
+// (inventory snapshots are kept as jsonb returns them, see asStoredJson), so replays and any batching
+// produce identical rows.
+import type { PoolClient } from '@watchpost/runtime';
+import { maxSeverity, type Severity } from '@watchpost/schemas';
+import {
+  insertTimeline,
+  openProblems,
+  outboxEntry,
+  problemPayload,
+  transition,
+  updateProblems,
+  type OutboxEntry,
+  type ProblemRow,
+  type TimelineEvent,
+  type TimelineRow,
+} from '@watchpost/core';
+import { deterministicUuid, fingerprintOf, matchProblem } from './rules.ts';
+
+/** What a rule asks of correlate(): open or extend the live problem of host + type + rule. */
+export interface CorrelateSpec {
+  host: string;
+  type: string;
+  rule: string;
+  severity: Severity;
+  title: string;
+  /** Service time stamped on the problem (created_at / last_seen). */
+  at: Date;
+  /** Time compared against the live problem's match time (received_at, or occurred_at for flaps). */
+  matchAt: Date;
+  windowMs: number;
+  liveMatchTime: (p: ProblemRow) => Date;
+  /** Seed of the deterministic id of a problem this opens. */
+  seed: string;
+  rdgFlap?: boolean;
+  timeline: TimelineEvent[];
+  /** New details for an opened problem, or the update of an extended one's details. */
+  details?: (previous: Record<string, unknown> | null) => Record<string, unknown>;
+}
+
+export interface RdgSessionRow {
+  connect_event_id: string;
+  connect_occurred_at: Date;
+  connect_received_at: Date;
+  connect_type: string;
+  connect_severity: string;
+  connect_title: string;
+}
+
+export interface InventoryState {
+  /** As read back from jsonb (null = none stored). */
+  hardware: unknown;
+  software: unknown;
+  at: Date | null;
+  changed: boolean;
+}
+
+interface Tracked {
+  row: ProblemRow;
+  isNew: boolean;
+  /** Events taken since the row was read (existing problems). */
+  countDelta: number;
+  changed: boolean;
+}
+
+export interface FlapEventRow {
+  event_id: string;
+  problem_id: string;
+  role: 'connect' | 'disconnect';
+  partner_event_id: string;
+  session_id: string;
+}
+
+const sessionKey = (host: string, session: string) => `${host}\u0000${session}`;
+
+/** What a batch must load (and lock) before its events run; filled by the rules' needs(). */
+export class Needs {
+  readonly fingerprints = new Set<string>();
+  readonly inventoryHosts = new Set<string>();
+  readonly sessions = new Map<string, { host: string; session: string }>();
+  session(host: string, session: string): void {
+    this.sessions.set(sessionKey(host, session), { host, session });
+  }
+}
+
+export class BatchWork {
+  readonly opened: { id: string; type: string; rule: string }[] = [];
+  readonly resolved: { id: string; resolved_by: 'auto' }[] = [];
+  private readonly live = new Map<string, Tracked | null>();
+  private readonly problems = new Map<string, Tracked>();
+  private readonly timeline = new Map<string, TimelineRow>();
+  private readonly outbox: OutboxEntry[] = [];
+  private readonly sessions = new Map<string, { host: string; session: string; row: RdgSessionRow | null; changed: boolean }>();
+  private readonly flapEvents = new Map<string, FlapEventRow>();
+  private readonly inventories = new Map<string, InventoryState>();
+
+  constructor(
+    needs: Needs,
+    liveProblems: Map<string, ProblemRow>,
+    sessions: Map<string, RdgSessionRow>,
+    inventories: Map<string, { hardware: unknown; at: Date | null }>,
+  ) {
+    for (const fp of needs.fingerprints) {
+      const row = liveProblems.get(fp);
+      this.live.set(fp, row ? { row, isNew: false, countDelta: 0, changed: false } : null);
+    }
+    for (const [k, { host, session }] of needs.sessions)
+      this.sessions.set(k, { host, session, row: sessions.get(k) ?? null, changed: false });
+    for (const h of needs.inventoryHosts) {
+      const inv = inventories.get(h);
+      this.inventories.set(h, { hardware: inv?.hardware ?? null, software: null, at: inv?.at ?? null, changed: false });
+    }
+  }
+
+  static sessionKey = sessionKey;
+
+  private liveOf(fingerprint: string): Tracked | null {
+    const t = this.live.get(fingerprint);
+    if (t === undefined) throw new Error(`correlate: fingerprint not loaded before the batch: ${fingerprint}`);
+    return t;
+  }
+
+  /** The live (open or acknowledged) problem of a fingerprint, as it stands at this point of the batch. */
+  liveProblem(fingerprint: string): ProblemRow | null {
+    return this.liveOf(fingerprint)?.row ?? null;
+  }
+
+  /** Closes the live problem of the fingerprint automatically (state machine: auto_resolve). */
+  autoResolve(fingerprint: string, at: Date, detailsPatch: Record<string, unknown>): boolean {
+    const t = this.liveOf(fingerprint);
+    if (!t) return false;
+    const r = transition(t.row, { kind: 'auto_resolve' }, at);
+    if (!r.ok) return false;
+    t.row = { ...r.next, details: { ...t.row.details, ...detailsPatch } };
+    t.changed = true;
+    this.problems.set(t.row.id, t);
+    this.live.set(fingerprint, null);
+    this.resolved.push({ id: t.row.id, resolved_by: 'auto' });
+    return true;
+  }
+
+  /** Opens or extends the live problem of the fingerprint (see matchProblem); its timeline grows. Returns its id. */
+  correlate(s: CorrelateSpec): string {
+    const fingerprint = fingerprintOf(s.host, s.type, s.rule);
+    const live = this.liveOf(fingerprint);
+    const decision = matchProblem(
+      live && { status: live.row.status as 'open' | 'acknowledged', last_seen: s.liveMatchTime(live.row) },
+      s.matchAt,
+      s.windowMs,
+    );
+    let id: string;
+    if (decision === 'extend' && live) {
+      const p = live.row;
+      id = p.id;
+      live.row = {
+        ...p,
+        count: p.count + 1,
+        last_seen: s.at > p.last_seen ? s.at : p.last_seen,
+        severity: maxSeverity(p.severity, s.severity),
+        details: s.details ? s.details(p.details) : p.details,
+      };
+      live.countDelta++;
+      live.changed = true;
+      this.problems.set(id, live);
+    } else {
+      id = deterministicUuid(s.seed);
+      if (live) this.autoResolve(fingerprint, s.at, { resolve_reason: 'superseded', superseded_by: id });
+      const details = s.details ? s.details(null) : {};
+      const row: ProblemRow = {
+        id,
+        status: 'open',
+        fingerprint,
+        host: s.host,
+        type: s.type,
+        rule: s.rule,
+        title: s.title,
+        severity: s.severity,
+        count: 1,
+        created_at: s.at,
+        last_seen: s.at,
+        acknowledged_at: null,
+        acknowledged_by: null,
+        resolved_at: null,
+        resolved_by: null,
+        resolved_by_user: null,
+        rdg_flap: s.rdgFlap ?? false,
+        reopened_count: 0,
+        details,
+      };
+      const t: Tracked = { row, isNew: true, countDelta: 0, changed: true };
+      this.live.set(fingerprint, t);
+      this.problems.set(id, t);
+      this.outbox.push(outboxEntry('problem.opened', problemPayload(row), s.at));
+      this.opened.push({ id, type: s.type, rule: s.rule });
+    }
+    for (const ev of s.timeline) {
+      const k = `${id}|${ev.event_id}`;
+      if (!this.timeline.has(k)) this.timeline.set(k, { problem_id: id, ...ev });
+    }
+    return id;
+  }
+
+  // ---- RD Gateway sessions ----------------------------------------------------------------------
+
+  openSession(host: string, session: string, row: RdgSessionRow): void {
+    this.sessions.set(sessionKey(host, session), { host, session, row, changed: true });
+  }
+
+  /** Takes (and deletes) the waiting connect of a session, if any. */
+  takeSession(host: string, session: string): RdgSessionRow | null {
+    const s = this.sessions.get(sessionKey(host, session));
+    if (s === undefined) throw new Error('correlate: RD Gateway session not loaded before the batch');
+    const row = s.row;
+    s.row = null;
+    s.changed = true;
+    return row;
+  }
+
+  addFlapEvents(rows: FlapEventRow[]): void {
+    for (const r of rows) if (!this.flapEvents.has(r.event_id)) this.flapEvents.set(r.event_id, r);
+  }
+
+  // ---- inventory --------------------------------------------------------------------------------
+
+  inventory(host: string): InventoryState {
+    const s = this.inventories.get(host);
+    if (!s) throw new Error('correlate: inventory not loaded before the batch');
+    return s;
+  }
+
+  // ---- write --------------------------------------------------------------------------------------
+
+  async write(c: PoolClient): Promise<void> {
+    const tracked = [...this.problems.values()];
+    // Existing problems first: a superseded one leaves the live index before its successor enters it.
+    await updateProblems(
+      c,
+      tracked.filter((t) => !t.isNew && t.changed).map((t) => ({ row: t.row, countDelta: t.countDelta })),
+    );
+    await openProblems(
+      c,
+      tracked.filter((t) => t.isNew).map((t) => t.row),
+      this.outbox,
+    );
+    await insertTimeline(c, [...this.timeline.values()]);
+    if (this.flapEvents.size > 0)
+      await c.query(
+        `INSERT INTO rdg_flap_events (event_id, problem_id, role, partner_event_id, session_id)
+         SELECT event_id, problem_id, role, partner_event_id, session_id FROM json_to_recordset($1::json)
+           AS t(event_id uuid, problem_id uuid, role text, partner_event_id uuid, session_id text)
+         ON CONFLICT (event_id) DO NOTHING`,
+        [JSON.stringify([...this.flapEvents.values()])],
+      );
+    const sessions = [...this.sessions.values()].filter((s) => s.changed);
+    const kept = sessions.filter((s) => s.row);
+    const gone = sessions.filter((s) => !s.row);
+    if (gone.length > 0)
+      await c.query(
+        `DELETE FROM rdg_sessions r USING unnest($1::text[], $2::text[]) AS k(host, session_id)
+          WHERE r.host = k.host AND r.session_id = k.session_id`,
+        [gone.map((s) => s.host), gone.map((s) => s.session)],
+      );
+    if (kept.length > 0)
+      await c.query(
+        `INSERT INTO rdg_sessions (host, session_id, connect_event_id, connect_occurred_at, connect_received_at, connect_type,
+                                   connect_severity, connect_title)
+         SELECT * FROM json_to_recordset($1::json) AS t(host text, session_id text, connect_event_id uuid,
+           connect_occurred_at timestamptz, connect_received_at timestamptz, connect_type text, connect_severity text,
+           connect_title text)
+         ON CONFLICT (host, session_id) DO UPDATE SET connect_event_id = EXCLUDED.connect_event_id,
+           connect_occurred_at = EXCLUDED.connect_occurred_at, connect_received_at = EXCLUDED.connect_received_at,
+           connect_type = EXCLUDED.connect_type, connect_severity = EXCLUDED.connect_severity, connect_title = EXCLUDED.connect_title`,
+        [JSON.stringify(kept.map((s) => ({ host: s.host, session_id: s.session, ...s.row })))],
+      );
+    const inv = [...this.inventories.entries()].filter(([, s]) => s.changed);
+    if (inv.length > 0)
+      await c.query(
+        // The snapshots travel as JSON text so that a JSON null is stored as jsonb null, as before.
+        `UPDATE hosts h SET inventory_hardware = u.hardware::jsonb, inventory_software = u.software::jsonb, inventory_at = u.at
+           FROM json_to_recordset($1::json) AS u(hostname text, hardware text, software text, at timestamptz)
+          WHERE h.hostname = u.hostname`,
+        [
+          JSON.stringify(
+            inv.map(([hostname, s]) => ({
+              hostname,
+              hardware: JSON.stringify(s.hardware),
+              software: JSON.stringify(s.software),
+              at: s.at,
+            })),
+          ),
+        ],
+      );
+  }
+}
