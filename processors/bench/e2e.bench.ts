@@ -14,7 +14,7 @@
 // the end of events.v1 (lag 0). Targets: p99 <= 1 s at half load; lag 0 within 10 s after the full load.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -278,5 +278,6 @@ try {
   for (const c of services) c.kill('SIGTERM');
   await sleep(3000);
   for (const c of services) c.kill('SIGKILL');
+  rmSync(lua, { force: true });
   await stores.drop();
 }
