@@ -7,7 +7,7 @@ import type { FastifyRequest, RouteOptions } from 'fastify';
 import { ACCESS_LEVELS, type ApiDeps, type ApiUser } from './types.ts';
 import { forbidden, unauthenticated } from './errors.ts';
 import { verifyAccessToken } from './auth/jwt.ts';
-import { getUserById } from '@watchpost/core';
+import { getUserById, touchDevice } from '@watchpost/core';
 import { bearerToken as parseBearer } from '@watchpost/runtime';
 
 /** Header carrying an agent API key on 'agent' routes. */
@@ -34,26 +34,33 @@ export function requestToken(req: FastifyRequest): string | undefined {
   return typeof q === 'string' && q.length > 0 ? q : undefined;
 }
 
-/** The logged-in user behind an access token, re-checked against Postgres; null when refused. */
-export async function authenticateToken(deps: ApiDeps, token: string): Promise<ApiUser | null> {
+/**
+ * The logged-in user behind an access token, re-checked against Postgres; null when refused. A token
+ * of a mobile device's session also names the device (revoked or deleted device: its family is gone).
+ */
+export async function authenticateToken(deps: ApiDeps, token: string): Promise<(ApiUser & { deviceId: number | null }) | null> {
   const claims = await verifyAccessToken(deps.auth.jwtSecret, token);
   if (!claims) return null;
-  const [user, live] = await Promise.all([
+  const [user, session] = await Promise.all([
     getUserById(deps.pg, claims.userId),
-    sessionIsLive(deps, claims.sessionId, claims.userId),
+    liveSession(deps, claims.sessionId, claims.userId),
   ]);
-  if (!user || !user.active || user.role !== claims.role || user.tokenVersion !== claims.tokenVersion || !live) return null;
-  return { id: user.id, username: user.username, role: user.role };
+  if (!user || !user.active || user.role !== claims.role || user.tokenVersion !== claims.tokenVersion || !session) return null;
+  return { id: user.id, username: user.username, role: user.role, deviceId: session.deviceId };
 }
 
-/** The session (refresh-token family) was neither logged out, revoked, nor past its absolute lifetime. */
-async function sessionIsLive(deps: ApiDeps, sessionId: string, userId: number): Promise<boolean> {
-  const r = await deps.pg.query<{ live: boolean }>(
-    `SELECT EXISTS (SELECT 1 FROM refresh_tokens WHERE family_id = $1 AND user_id = $2 AND revoked_at IS NULL
-                      AND session_started_at > now() - make_interval(secs => $3)) AS live`,
+/** The session (refresh-token family) if it was neither logged out, revoked, nor past its absolute lifetime. */
+async function liveSession(deps: ApiDeps, sessionId: string, userId: number): Promise<{ deviceId: number | null } | null> {
+  // A revoked device's sessions end here too, whatever a token row says.
+  const r = await deps.pg.query<{ device_id: string | null }>(
+    `SELECT t.device_id FROM refresh_tokens t LEFT JOIN devices d ON d.id = t.device_id
+      WHERE t.family_id = $1 AND t.user_id = $2 AND t.revoked_at IS NULL
+        AND t.session_started_at > now() - make_interval(secs => $3)
+        AND (t.device_id IS NULL OR (d.id IS NOT NULL AND d.revoked_at IS NULL)) LIMIT 1`,
     [sessionId, userId, deps.auth.sessionMaxSeconds],
   );
-  return r.rows[0]?.live === true;
+  const row = r.rows[0];
+  return row ? { deviceId: row.device_id === null ? null : Number(row.device_id) } : null;
 }
 
 export function accessHook(deps: ApiDeps) {
@@ -74,6 +81,8 @@ export function accessHook(deps: ApiDeps) {
     const user = await authenticateToken(deps, token);
     if (!user) throw unauthenticated('invalid or expired token');
     if (access === 'admin' && user.role !== 'admin') throw forbidden();
-    req.user = user;
+    req.user = { id: user.id, username: user.username, role: user.role };
+    req.deviceId = user.deviceId;
+    if (user.deviceId !== null) void touchDevice(deps.pg, user.deviceId).catch(() => {});
   };
 }

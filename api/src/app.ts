@@ -117,6 +117,7 @@ export function buildApiApp(deps: ApiDeps, opts: BuildOptions = {}): FastifyPlug
       async (api) => {
         api.decorate('deps', deps);
         api.decorateRequest('user', null);
+        api.decorateRequest('deviceId', null);
         api.addHook('onRoute', (route) => {
           assertRouteAccess(route);
           documentRoute(route);

@@ -56,6 +56,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the access hook on 'user' and 'admin' routes. */
     user: ApiUser | null;
+    /** The mobile device whose session the access token belongs to (null: a browser or API session). */
+    deviceId: number | null;
   }
   interface FastifyContextConfig {
     access?: Access;

@@ -12,3 +12,5 @@ export * from './audit.ts';
 export * from './pg-safe.ts';
 export * from './retention.ts';
 export * from './actions/index.ts';
+export * from './notify/index.ts';
+export * from './devices.ts';

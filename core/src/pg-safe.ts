@@ -15,12 +15,17 @@ export function pgSafeText(s: string): string {
   return s.replace(UNSAFE, '\ufffd');
 }
 
+/** The first `n` UTF-16 units of `s`, never ending on half a surrogate pair. */
+export function sliceWhole(s: string, n: number): string {
+  return s.slice(0, n).replace(/[\ud800-\udbff]$/, '');
+}
+
 /** A key for an indexed column: safe text, and over MAX_PG_KEY_CHARS its first 180 characters, '…' and 16 hex digits of its SHA-256. */
 export function pgSafeKey(s: string): string {
   const t = pgSafeText(s);
   if (t.length <= MAX_PG_KEY_CHARS) return t;
   const digest = createHash('sha256').update(s).digest('hex').slice(0, 16);
-  return `${t.slice(0, 180).replace(/[\ud800-\udbff]$/, '')}…${digest}`;
+  return `${sliceWhole(t, 180)}…${digest}`;
 }
 
 /** Every string (values and keys) of a JSON value in safe text; iterative, so any depth is fine. */

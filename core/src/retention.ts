@@ -12,6 +12,8 @@ export interface RetentionSettings {
   auditDays: number;
   /** Refresh tokens past their expiry or revocation (their session is over). */
   refreshTokenDays: number;
+  /** Notification decisions and their deliveries (and the service's daily reports after a year). */
+  notificationDays: number;
 }
 
 export interface RetentionResult {
@@ -19,6 +21,7 @@ export interface RetentionResult {
   outbox: number;
   audit: number;
   refreshTokens: number;
+  notifications: number;
 }
 
 const CHUNK = 10_000;
@@ -49,6 +52,14 @@ export async function pruneByAge(pool: Pool, s: RetentionSettings, now = new Dat
       'id',
       '(expires_at < $1 OR revoked_at < $1)',
       before(s.refreshTokenDays * day),
+    ),
+    // Deliveries go with their decision (ON DELETE CASCADE).
+    notifications: await sweep(
+      pool,
+      'notification_decisions',
+      'subject_key',
+      'created_at < $1',
+      before(s.notificationDays * day),
     ),
   };
 }

@@ -207,46 +207,79 @@ describe('agent poll', () => {
 });
 
 describe('automatic update fallback', () => {
+  // runUpdateFallback called directly, as the actions role's minute scan would.
+  const fallback = {} as { deps: Parameters<typeof runUpdateFallback>[0]; queue: Parameters<typeof runUpdateFallback>[1] };
+  const scan = () => runUpdateFallback(fallback.deps, fallback.queue);
+  let queueRedis: Redis;
+  beforeAll(async () => {
+    queueRedis = createRedis(h.config.redisUrl, { forBullmq: true });
+    fallback.queue = createQueue<ActionsQueueJob>(h.config, ACTIONS_QUEUE, queueRedis);
+    fallback.deps = {
+      pg: h.stores.pg,
+      config: h.config,
+      log: memoryLogger().log,
+      secretsKey: await loadSecretsKey(h.config.actions.secretsKey, h.config.stateDir),
+    };
+  });
+  afterAll(async () => {
+    await fallback.queue?.close();
+    await queueRedis?.quit();
+  });
+
   it('starts the SSH update as `system` for a host that ignored the offer; a host that caught up is just closed', async () => {
     await h.stores.pg.query("UPDATE agent_update_offers SET offered_at = now() - interval '2 hours' WHERE hostname = 'lnx-old'");
     await h.stores.pg.query(
       "INSERT INTO agent_update_offers (hostname, version, offered_at) VALUES ('lnx-current', '1.2.0', now() - interval '2 hours')",
     );
-    const queue = createQueue<ActionsQueueJob>(h.config, ACTIONS_QUEUE, createRedis(h.config.redisUrl, { forBullmq: true }));
+    const r = await scan();
+    expect(r.started).toHaveLength(1);
+    expect(r.caught_up).toBe(1);
+    expect((await scan()).started).toEqual([]);
+    const a = await until(
+      () => api('GET', `/actions/${r.started[0]}`),
+      (x) => x.body.status === 'failed' || x.body.status === 'succeeded',
+    );
+    expect(a.body).toMatchObject({
+      kind: 'agent.update',
+      actor: 'system',
+      hostname: 'lnx-old',
+      params: { agent: 'linux', fallback_for_version: '1.3.0', git_url: repo.url },
+    });
+    // No SSH credentials in this test: the run is recorded with that reason (tested end to end in processors).
+    expect(a.body.error).toMatch(/SSH is not configured/);
+    const offers = await h.stores.pg.query(
+      'SELECT hostname, version, done_at IS NOT NULL AS done, fallback_action_id FROM agent_update_offers ORDER BY hostname, version',
+    );
+    expect(offers.rows).toEqual([
+      { hostname: 'lnx-current', version: '1.2.0', done: true, fallback_action_id: null },
+      // offered by a poll just now: not due yet
+      { hostname: 'lnx-current', version: '1.3.0', done: false, fallback_action_id: null },
+      { hostname: 'lnx-old', version: '1.3.0', done: false, fallback_action_id: r.started[0] },
+    ]);
+  });
+
+  it('never sends WinRM credentials on its own unless HTTPS with the certificate check is set', async () => {
+    // An agent key holder can make a host's address anything: over HTTP (allowed for a lab) or without
+    // the certificate check, the automatic update would hand the credentials to that address.
+    expect((await api('PUT', '/settings/agent-updates', { windows: { git_url: repo.url, branch: 'main' } })).status).toBe(200);
+    const put = await api('PUT', '/settings/winrm', { transport: 'http', allow_unencrypted: true });
+    expect(put.body).toMatchObject({ transport: 'http', allow_unencrypted: true });
+    await h.stores.pg.query(
+      "INSERT INTO agent_update_offers (hostname, version, offered_at) VALUES ('win-a', '1.3.0', now() - interval '2 hours')",
+    );
     try {
-      const deps = {
-        pg: h.stores.pg,
-        config: h.config,
-        log: memoryLogger().log,
-        secretsKey: await loadSecretsKey(h.config.actions.secretsKey, h.config.stateDir),
-      };
-      const r = await runUpdateFallback(deps, queue);
-      expect(r.started).toHaveLength(1);
-      expect(r.caught_up).toBe(1);
-      expect((await runUpdateFallback(deps, queue)).started).toEqual([]);
-      const a = await until(
-        () => api('GET', `/actions/${r.started[0]}`),
-        (x) => x.body.status === 'failed' || x.body.status === 'succeeded',
+      const r = await scan();
+      expect(r.started).toEqual([]);
+      const a = await h.stores.pg.query(
+        "SELECT status, error FROM actions WHERE hostname = 'win-a' AND actor = 'system' AND kind = 'agent.update'",
       );
-      expect(a.body).toMatchObject({
-        kind: 'agent.update',
-        actor: 'system',
-        hostname: 'lnx-old',
-        params: { agent: 'linux', fallback_for_version: '1.3.0', git_url: repo.url },
-      });
-      // No SSH credentials in this test: the run is recorded with that reason (tested end to end in processors).
-      expect(a.body.error).toMatch(/SSH is not configured/);
-      const offers = await h.stores.pg.query(
-        'SELECT hostname, version, done_at IS NOT NULL AS done, fallback_action_id FROM agent_update_offers ORDER BY hostname, version',
-      );
-      expect(offers.rows).toEqual([
-        { hostname: 'lnx-current', version: '1.2.0', done: true, fallback_action_id: null },
-        // offered by a poll just now: not due yet
-        { hostname: 'lnx-current', version: '1.3.0', done: false, fallback_action_id: null },
-        { hostname: 'lnx-old', version: '1.3.0', done: false, fallback_action_id: r.started[0] },
-      ]);
+      expect(a.rows).toEqual([{ status: 'failed', error: expect.stringMatching(/needs HTTPS with the certificate check/) }]);
+      const jobs = await fallback.queue.getJobs(['waiting', 'active', 'delayed', 'completed', 'failed']);
+      expect(
+        jobs.filter((j) => j.name === 'agent.update' && j.data.kind === 'agent.update' && j.data.target.hostname === 'win-a'),
+      ).toEqual([]);
     } finally {
-      await queue.close();
+      await api('PUT', '/settings/winrm', { transport: 'https', allow_unencrypted: false });
     }
   });
 });

@@ -11,4 +11,6 @@ export const roleStarters: Record<ServiceRole, () => Promise<RoleStarter>> = {
   scheduler: async () => (await import('@watchpost/processors')).schedulerRole,
   stream: async () => (await import('@watchpost/processors')).streamRole,
   actions: async () => (await import('@watchpost/processors')).actionsRole,
+  notify: async () => (await import('@watchpost/processors')).notifyRole,
+  deliver: async () => (await import('@watchpost/processors')).deliverRole,
 };

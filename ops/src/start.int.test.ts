@@ -65,7 +65,12 @@ describe('ops/src/start.ts', () => {
     const ready = await fetch(`http://127.0.0.1:${port}/ready`);
     const readyBody = (await ready.json()) as { status: string; checks: Record<string, string> };
     expect([ready.status, readyBody.status]).toEqual([200, 'ready']);
-    expect(Object.keys(readyBody.checks).sort()).toEqual(['correlate_consumer', 'store_consumer', 'stream_consumer']);
+    expect(Object.keys(readyBody.checks).sort()).toEqual([
+      'correlate_consumer',
+      'notify_consumer',
+      'store_consumer',
+      'stream_consumer',
+    ]);
     const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
     expect(metrics).toContain('process_cpu_seconds_total');
     p.child.kill('SIGTERM');
@@ -91,7 +96,7 @@ describe('ops/src/start.ts', () => {
   });
 
   it('refuses a role that does not exist instead of failing after validation', async () => {
-    const p = launch({}, 'notify');
+    const p = launch({}, 'pager');
     expect(await p.exited).toBe(2);
     expect(p.output()).toMatch(/SERVICE_ROLE: must be one of/);
   });

@@ -13,3 +13,5 @@ export type { CorrelateEnvelope, CorrelateEvent } from './correlate/rules.ts';
 export { countEvents } from './stream/messages.ts';
 export { actionsRole, runActionJob } from './actions/index.ts';
 export { runUpdateFallback } from './actions/fallback.ts';
+export { notifyRole } from './notify/index.ts';
+export { deliverRole, deliverJob } from './deliver/index.ts';

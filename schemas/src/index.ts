@@ -22,3 +22,4 @@ export * from './problems.ts';
 export * from './live.ts';
 export * from './queues.ts';
 export * from './agent-poll.ts';
+export * from './notifications.ts';

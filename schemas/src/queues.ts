@@ -4,6 +4,10 @@ export const QUEUES = {
   notifications: 'notifications',
   actions: 'actions',
   scheduler: 'scheduler',
+  notifyChat: 'notify-chat',
+  notifyWebhook: 'notify-webhook',
+  notifyEmail: 'notify-email',
+  notifyPush: 'notify-push',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -23,16 +27,35 @@ export interface LoginRateLimitedJob {
   at: string;
 }
 
-/** Payload type of each notifications job name. */
+/** Job name of an admin's test-send: the `deliver` role sends to every destination of the channel and returns the answers. */
+export const TEST_SEND_JOB = 'test_send';
+
+export interface TestSendJob {
+  kind: 'test_send';
+  channel: 'chat' | 'webhook' | 'email' | 'push';
+  requested_by: string;
+  at: string;
+}
+
+export interface TestSendResult {
+  channel: string;
+  results: { destination: string; ok: boolean; response: string }[];
+}
+
+/** Payload type of each notifications job name (triggers that do not come from Kafka). */
 export interface NotificationJobs {
   [LOGIN_RATE_LIMITED_JOB]: LoginRateLimitedJob;
+  [TEST_SEND_JOB]: TestSendJob;
 }
+export type NotificationsQueueJob = LoginRateLimitedJob | TestSendJob;
 
 /** Job names of the scheduler queue (each a BullMQ job scheduler; one run cluster-wide per tick). */
 export const SCHEDULED_JOBS = {
   livenessScan: 'liveness-scan',
   eventsRollup: 'events-hourly-rollup',
   postgresRetention: 'postgres-retention',
+  /** every minute: builds and sends the daily report once its local time has come (one per day) */
+  dailyReport: 'daily-report',
 } as const;
 
 // Remote actions (api/ACTIONS.md). The API records an `actions` row, then enqueues one job named after its

@@ -35,3 +35,4 @@ export async function insertHost(
   );
   return Number(r.rows[0]!.id);
 }
+export * from './wsman-schemas.ts';

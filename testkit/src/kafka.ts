@@ -25,10 +25,16 @@ export async function readAll(
   const kafka = createKafka(config.kafkaBrokers, 'test-reader');
   const consumer = kafka.consumer({ groupId: `reader-${topic}-${Date.now()}` });
   const out: { key: string | null; value: string }[] = [];
+  // A rebalance may hand this consumer messages again; what is in the topic is each position once
+  // (a message the producer appended twice keeps both positions).
+  const seen = new Set<string>();
   await consumer.connect();
   await consumer.subscribe({ topics: [topic], fromBeginning: true });
   await consumer.run({
-    eachMessage: async ({ message }) => {
+    eachMessage: async ({ partition, message }) => {
+      const at = `${partition}:${message.offset}`;
+      if (seen.has(at)) return;
+      seen.add(at);
       out.push({ key: message.key?.toString() ?? null, value: message.value?.toString() ?? '' });
     },
   });

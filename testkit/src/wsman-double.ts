@@ -1,14 +1,18 @@
 // A WS-Management test double for the Windows remote shell over a real HTTP socket. It speaks the SOAP
-// envelopes of MS-WSMV (Create shell, Command, Receive, Signal, Delete), demands Basic authentication,
+// envelopes of MS-WSMV (Create shell, Command, Receive, Signal, Delete), demands Basic or NTLM
+// authentication (NTLM as WinRM offers it: `Negotiate` carrying NTLMSSP, the connection authenticated
+// after the handshake, the NTLMv2 response checked against the password; ntlm-server.ts),
 // checks each request's addressing and WS-Man headers (the elements MS-WSMV marks required, with the
 // shell resource URI and a ShellId selector where the operation needs one) and answers a SOAP fault as
 // WinRM does when one is missing. Commands answer recorded outputs: qwinsta lists `sessions`, logoff
 // removes one (or fails like Windows for an unknown id), hostname prints the host name, and
 // powershell.exe -EncodedCommand hands the decoded script to `onPowerShell`.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { inflateRawSync } from 'node:zlib';
+import { challengeMessage, messageType, readAuthenticate, verifyAuthenticate } from './ntlm-server.ts';
 
 export interface DoubleSession {
   session_name: string;
@@ -33,6 +37,8 @@ export interface WsmanDouble {
   /** open shells (created, not yet deleted) */
   shells: Set<string>;
   hostname: string;
+  /** Authentication steps: `challenge`, `authenticated DOMAIN\\user`, `refused: <reason>` (NTLM), `basic` */
+  authLog: string[];
   /** Script run by powershell.exe -EncodedCommand: returns what the command prints and its exit code. */
   onPowerShell: (script: string) => Promise<{ stdout: string; stderr?: string; exitCode: number }>;
   close(): Promise<void>;
@@ -98,11 +104,21 @@ export function qwinstaOutput(sessions: DoubleSession[]): string {
   ].join('\r\n');
 }
 
+/**
+ * The WinRM part of a harness environment whose hosts are this double. It speaks plain HTTP, which
+ * the service refuses unless unencrypted WinRM is allowed (that refusal is tested on its own).
+ */
+export function wsmanDoubleEnv(double: { port: number }): Record<string, string> {
+  return { SERVICE_WINRM_PORT: String(double.port), SERVICE_WINRM_TRANSPORT: 'http', SERVICE_WINRM_ALLOW_UNENCRYPTED: 'true' };
+}
+
 export async function startWsmanDouble(opts: {
   username: string;
   password: string;
   sessions?: DoubleSession[];
   hostname?: string;
+  /** basic (default) or ntlm */
+  auth?: 'basic' | 'ntlm';
 }): Promise<WsmanDouble> {
   const outputs = new Map<string, { chunks: string[]; stderr: string; exitCode: number }>();
   const d: WsmanDouble = {
@@ -118,6 +134,7 @@ export async function startWsmanDouble(opts: {
     requests: [],
     shells: new Set(),
     hostname: opts.hostname ?? 'WIN-SRV01',
+    authLog: [],
     onPowerShell: async () => ({ stdout: '', stderr: 'no PowerShell behaviour set', exitCode: 1 }),
     close: async () => {},
   };
@@ -146,16 +163,59 @@ export async function startWsmanDouble(opts: {
     };
   }
 
+  // NTLM authenticates the connection: the challenge and the authenticated state belong to the socket.
+  const ntlmState = new WeakMap<Socket, { challenge?: Buffer; authenticated: boolean }>();
+  const domain = opts.username.includes('\\') ? opts.username.split('\\')[0]!.toUpperCase() : 'WORKGROUP';
+
+  function authorized(req: IncomingMessage, res: ServerResponse): boolean {
+    const refuse = (challenge = opts.auth === 'ntlm' ? 'Negotiate' : 'Basic realm="WSMAN"') => {
+      res.writeHead(401, { 'www-authenticate': challenge, 'content-length': 0 });
+      res.end();
+      return false;
+    };
+    const header = req.headers.authorization ?? '';
+    if (opts.auth !== 'ntlm') {
+      const expected = `Basic ${Buffer.from(`${opts.username}:${opts.password}`).toString('base64')}`;
+      if (header !== expected) return refuse();
+      d.authLog.push('basic');
+      return true;
+    }
+    const st = ntlmState.get(req.socket) ?? { authenticated: false };
+    ntlmState.set(req.socket, st);
+    const m = /^(Negotiate|NTLM) ([A-Za-z0-9+/]+=*)$/i.exec(header);
+    if (!m) return st.authenticated && header === '' ? true : refuse();
+    const msg = Buffer.from(m[2]!, 'base64');
+    const type = messageType(msg);
+    st.authenticated = false;
+    if (type === 1) {
+      const c = challengeMessage({ domain, computer: d.hostname });
+      st.challenge = c.challenge;
+      d.authLog.push('challenge');
+      return refuse(`${m[1]} ${c.message.toString('base64')}`);
+    }
+    const challenge = st.challenge;
+    st.challenge = undefined;
+    const a = type === 3 ? readAuthenticate(msg) : null;
+    const reason = !challenge
+      ? 'no challenge on this connection'
+      : !a
+        ? 'not an NTLM AUTHENTICATE message'
+        : verifyAuthenticate(a, challenge, opts);
+    if (reason) {
+      d.authLog.push(`refused: ${reason}`);
+      return refuse();
+    }
+    st.authenticated = true;
+    d.authLog.push(`authenticated ${a!.domain}\\${a!.user}`);
+    return true;
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse, xml: string): Promise<void> {
     const send = (status: number, body: string) => {
       res.writeHead(status, { 'content-type': 'application/soap+xml;charset=UTF-8' });
       res.end(body);
     };
-    const expected = `Basic ${Buffer.from(`${opts.username}:${opts.password}`).toString('base64')}`;
-    if (req.headers.authorization !== expected) {
-      res.writeHead(401, { 'www-authenticate': 'Basic realm="WSMAN"', 'content-length': 0 });
-      return void res.end();
-    }
+    if (!authorized(req, res)) return;
     if (req.url !== '/wsman') return send(404, '');
     if (!/^application\/soap\+xml/i.test(req.headers['content-type'] ?? '')) return send(415, '');
     let doc: unknown;

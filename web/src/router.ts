@@ -26,7 +26,14 @@ const routes: RouteRecordRaw[] = [
     component: () => import('./views/ProblemDetailView.vue'),
     meta: { title: 'Problem' },
   },
+  { path: '/reports', name: 'reports', component: () => import('./views/ReportsView.vue'), meta: { title: 'Daily reports' } },
   { path: '/settings', redirect: '/settings/event-types' },
+  {
+    path: '/settings/notifications',
+    name: 'notifications',
+    component: () => import('./views/NotificationsView.vue'),
+    meta: { title: 'Notifications', admin: true },
+  },
   {
     path: '/settings/event-types',
     name: 'settings-types',
@@ -44,6 +51,18 @@ const routes: RouteRecordRaw[] = [
     name: 'api-keys',
     component: () => import('./views/ApiKeysView.vue'),
     meta: { title: 'API keys', admin: true },
+  },
+  {
+    path: '/settings/devices',
+    name: 'devices',
+    component: () => import('./views/DevicesView.vue'),
+    meta: { title: 'Devices', admin: true },
+  },
+  {
+    path: '/settings/remote-access',
+    name: 'remote-access',
+    component: () => import('./views/RemoteAccessView.vue'),
+    meta: { title: 'Remote access', admin: true },
   },
   {
     path: '/settings/audit',

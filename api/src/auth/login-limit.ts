@@ -8,7 +8,10 @@
 // auth.lockoutSeconds (default 15 min): every attempt in it gets 429 with Retry-After, even with the
 // right password. A successful login releases its own reservation and clears the (username, address)
 // count.
+import type { Queue } from 'bullmq';
 import type { Redis } from '@watchpost/runtime';
+import { LOGIN_RATE_LIMITED_JOB, type LoginRateLimitedJob } from '@watchpost/schemas';
+import { ApiError } from '../errors.ts';
 import { createHash } from 'node:crypto';
 
 export interface LimitSettings {
@@ -109,4 +112,35 @@ export async function releaseAttempt(redis: Redis, prefix: string, s: LimitSubje
 export function rateLimitJobId(s: LimitSubject, lockedAtMs: number, lockoutSeconds: number): string {
   const period = Math.floor(lockedAtMs / (lockoutSeconds * 1000));
   return `login_rate_limited-${h(`${s.username}\n${s.address}`)}-${period}`;
+}
+
+/** The 429 answer of a refused reservation (login or device enrollment). */
+export function rateLimitedError(r: { retryAfterSeconds: number; scope: LimitScope }, message: string): ApiError {
+  return new ApiError(
+    429,
+    'RATE_LIMITED',
+    message,
+    { retry_after: r.retryAfterSeconds, scope: r.scope },
+    { 'retry-after': String(r.retryAfterSeconds) },
+  );
+}
+
+/**
+ * The chat alert of a lockout (authentication rule 5), once per lockout: logins and enrollment-code
+ * guesses alike. Never fails the request: a queue that is down is logged.
+ */
+export async function alertRateLimited(
+  queue: Queue<LoginRateLimitedJob>,
+  s: LimitSubject,
+  lockoutSeconds: number,
+  onError: (err: unknown) => void,
+): Promise<void> {
+  const at = new Date();
+  await queue
+    .add(
+      LOGIN_RATE_LIMITED_JOB,
+      { kind: 'login_rate_limited', channel: 'chat', username: s.username, address: s.address, at: at.toISOString() },
+      { jobId: rateLimitJobId(s, at.getTime(), lockoutSeconds), removeOnComplete: 1000, removeOnFail: 5000 },
+    )
+    .catch(onError);
 }

@@ -23,24 +23,40 @@ async function insertRefreshToken(
   db: PoolClient | Pool,
   userId: number,
   tokenVersion: number,
-  session: { familyId: string; startedAt: Date },
+  session: Session,
   auth: AuthSettings,
 ) {
   const token = randomBytes(32).toString('base64url');
   // A refresh token never outlives its session's absolute lifetime.
   await db.query(
-    `INSERT INTO refresh_tokens (token_hash, user_id, family_id, token_version, session_started_at, expires_at)
-     VALUES ($1, $2, $3, $4, $5, LEAST(now() + make_interval(secs => $6), $5::timestamptz + make_interval(secs => $7)))`,
-    [sha256Hex(token), userId, session.familyId, tokenVersion, session.startedAt, auth.refreshTtlSeconds, auth.sessionMaxSeconds],
+    `INSERT INTO refresh_tokens (token_hash, user_id, family_id, token_version, session_started_at, expires_at, device_id)
+     VALUES ($1, $2, $3, $4, $5, LEAST(now() + make_interval(secs => $6), $5::timestamptz + make_interval(secs => $7)), $8)`,
+    [
+      sha256Hex(token),
+      userId,
+      session.familyId,
+      tokenVersion,
+      session.startedAt,
+      auth.refreshTtlSeconds,
+      auth.sessionMaxSeconds,
+      session.deviceId ?? null,
+    ],
   );
   return token;
+}
+
+/** A refresh-token family; a mobile device's session carries its device id. */
+interface Session {
+  familyId: string;
+  startedAt: Date;
+  deviceId?: number | null;
 }
 
 async function pair(
   db: PoolClient | Pool,
   auth: AuthSettings,
   user: { id: number; role: UserRole; tokenVersion: number },
-  session: { familyId: string; startedAt: Date },
+  session: Session,
 ) {
   const refresh = await insertRefreshToken(db, user.id, user.tokenVersion, session, auth);
   const access = await signAccessToken(
@@ -57,33 +73,48 @@ async function pair(
   };
 }
 
-/** A new session (a new refresh-token family) for a user who just logged in. */
+/** A new session (a new refresh-token family) for a user who just logged in, or for an enrolled device. */
 export function issueSession(
-  pool: Pool,
+  db: Pool | PoolClient,
   auth: AuthSettings,
   user: { id: number; role: UserRole; tokenVersion: number },
+  deviceId?: number,
 ): Promise<TokenPair> {
-  return pair(pool, auth, user, { familyId: randomUUID(), startedAt: new Date() });
+  return pair(db, auth, user, { familyId: randomUUID(), startedAt: new Date(), deviceId: deviceId ?? null });
 }
 
 export type RefreshOutcome =
   | { ok: true; tokens: TokenPair; user: ApiUser }
   | { ok: false; reason: 'unknown' | 'expired' | 'revoked' | 'reused' | 'user_invalid'; userId?: number };
 
-/** Rotates a refresh token. Row lock on the token: two concurrent uses count as a reuse. */
+/**
+ * Rotates a refresh token. Row lock on the token: two concurrent uses count as a reuse. A device's
+ * token locks the device row first, in the order revoke and re-enroll take them (device, then
+ * tokens): a revoke running meanwhile waits and then sees the successor, or this sees the revoke.
+ */
 export function rotateRefreshToken(pool: Pool, auth: AuthSettings, token: string): Promise<RefreshOutcome> {
   return withTransaction(pool, async (c) => {
+    const owner = await c.query<{ device_id: string | null; user_id: number }>(
+      'SELECT device_id, user_id FROM refresh_tokens WHERE token_hash = $1',
+      [sha256Hex(token)],
+    );
+    const deviceId = owner.rows[0]?.device_id;
+    if (deviceId != null) {
+      const d = await c.query('SELECT 1 FROM devices WHERE id = $1 AND revoked_at IS NULL FOR SHARE', [deviceId]);
+      if (d.rowCount === 0) return { ok: false, reason: 'revoked', userId: owner.rows[0]!.user_id };
+    }
     const r = await c.query<{
       id: number;
       user_id: number;
       family_id: string;
       token_version: number;
       session_started_at: Date;
+      device_id: string | null;
       expired: boolean;
       used_at: Date | null;
       revoked_at: Date | null;
     }>(
-      `SELECT id, user_id, family_id, token_version, session_started_at, expires_at <= now() AS expired, used_at, revoked_at
+      `SELECT id, user_id, family_id, token_version, session_started_at, device_id, expires_at <= now() AS expired, used_at, revoked_at
          FROM refresh_tokens WHERE token_hash = $1 FOR UPDATE`,
       [sha256Hex(token)],
     );
@@ -110,7 +141,11 @@ export function rotateRefreshToken(pool: Pool, auth: AuthSettings, token: string
       c,
       auth,
       { id: user.id, role: user.role, tokenVersion: user.token_version },
-      { familyId: row.family_id, startedAt: row.session_started_at },
+      {
+        familyId: row.family_id,
+        startedAt: row.session_started_at,
+        deviceId: row.device_id === null ? null : Number(row.device_id),
+      },
     );
     return { ok: true, tokens, user: { id: user.id, username: user.username, role: user.role } };
   });

@@ -37,6 +37,7 @@ import {
   type AgentConfig,
   parseSessionId,
   saveAgentUpdateSettings,
+  gatewayAddress,
   saveSshSettings,
   saveWinrmSettings,
   sshSettingsView,
@@ -478,8 +479,7 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
     if (!e.type.startsWith('rdg.')) throw notPossible(`${e.type} is not a remote-gateway event`);
     const internal = detail(e.event, GATEWAY_TARGET_KEYS);
     if (!internal) throw notPossible(`the event names no internal address (details.${GATEWAY_TARGET_KEYS.join(', details.')})`);
-    // "host:port" or "host" (gateway events often carry the RDP port)
-    const addr = internal.replace(/^\[?([^\]]+?)\]?(?::\d+)?$/, '$1');
+    const addr = gatewayAddress(internal);
     const r = await pg.query<HostRow>(
       `SELECT ${HOST_COLUMNS} FROM hosts
         WHERE (internal_address = $1 OR ipv4 = $1 OR lower(fqdn) = lower($1) OR lower(hostname) = lower($1))
@@ -496,7 +496,7 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'user' },
       schema: {
-        tags,
+        tags: [...tags, 'mobile'],
         summary: 'qwinsta on the Windows host behind a gateway event (synchronous)',
         description:
           "Resolves the event's internal address (details.internal_address, target_address, internal_ip, target_host or resource; " +
@@ -517,7 +517,7 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
     {
       config: { access: 'user' },
       schema: {
-        tags,
+        tags: [...tags, 'mobile'],
         summary: 'logoff on the Windows host behind a gateway event (synchronous)',
         description:
           'With `session_id`: logs off that session. Without: logs off every session of the event user (details.user, ...). ' +
@@ -546,15 +546,20 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
   const settingsTags = ['settings'];
   const winrmView = {
     type: 'object',
-    required: ['username', 'password_set', 'transport', 'port', 'auth', 'verify_tls'],
+    required: ['username', 'password_set', 'transport', 'port', 'auth', 'verify_tls', 'allow_unencrypted'],
     properties: {
       username: { type: 'string', description: 'DOMAIN\\user or user' },
       password_set: { type: 'boolean', description: 'the password is never returned' },
       password_source: { type: 'string', enum: ['database', 'environment', null], nullable: true },
       transport: { type: 'string', enum: ['http', 'https'] },
       port: { type: 'integer' },
-      auth: { type: 'string', enum: ['basic'], description: 'Basic only (NTLM is not implemented yet)' },
+      auth: { type: 'string', enum: ['basic', 'ntlm'], description: 'HTTP authentication: basic or ntlm (NTLMv2)' },
       verify_tls: { type: 'boolean', description: 'check the HTTPS certificate of the host' },
+      allow_unencrypted: {
+        type: 'boolean',
+        description:
+          'let WinRM run over plain HTTP (credentials readable on the path and by whatever answers at the host address; labs only). Off: HTTP is refused with 400.',
+      },
     },
   } as const;
 
@@ -577,8 +582,9 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
       password?: string | null;
       transport?: 'http' | 'https';
       port?: number;
-      auth?: 'basic';
+      auth?: 'basic' | 'ntlm';
       verify_tls?: boolean;
+      allow_unencrypted?: boolean;
     };
   }>(
     '/settings/winrm',
@@ -597,8 +603,9 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
             password: { type: 'string', minLength: 1, maxLength: 1024, nullable: true },
             transport: { type: 'string', enum: ['http', 'https'] },
             port: { type: 'integer', minimum: 1, maximum: 65535 },
-            auth: { type: 'string', enum: ['basic'], description: 'Basic only (NTLM is not implemented yet)' },
+            auth: { type: 'string', enum: ['basic', 'ntlm'], description: 'HTTP authentication: basic or ntlm (NTLMv2)' },
             verify_tls: { type: 'boolean' },
+            allow_unencrypted: { type: 'boolean' },
           },
         },
         response: { 200: winrmView },

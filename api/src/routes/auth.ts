@@ -1,10 +1,10 @@
 // POST /api/v1/auth/login, /auth/refresh, /auth/logout, GET /auth/me.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
-import { LOGIN_RATE_LIMITED_JOB, NOTIFICATIONS_QUEUE } from '@watchpost/schemas';
+import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas';
 import { ApiError, unauthenticated } from '../errors.ts';
 import { audit, dummyHash, getUserByName, normalizeUsername, verifyPassword } from '@watchpost/core';
 import { issueSession, revokeFamilyOf, rotateRefreshToken } from '../auth/tokens.ts';
-import { rateLimitJobId, recordFailure, releaseAttempt, reserveAttempt } from '../auth/login-limit.ts';
+import { alertRateLimited, rateLimitedError, recordFailure, releaseAttempt, reserveAttempt } from '../auth/login-limit.ts';
 import { VerifySlots } from '../auth/verify-slots.ts';
 import { clearRefreshCookie, REFRESH_COOKIE, refreshCookie, setRefreshCookie } from '../auth/refresh-cookie.ts';
 
@@ -94,16 +94,7 @@ const authRoutes: FastifyPluginAsync = async (app) => {
       const subject = { username, address };
       const prefix = deps.redisKeyPrefix;
       const reservation = await reserveAttempt(deps.redis, prefix, subject, deps.auth);
-      if (!reservation.ok) {
-        const wait = reservation.retryAfterSeconds;
-        throw new ApiError(
-          429,
-          'RATE_LIMITED',
-          'too many failed login attempts; try again later',
-          { retry_after: wait, scope: reservation.scope },
-          { 'retry-after': String(wait) },
-        );
-      }
+      if (!reservation.ok) throw rateLimitedError(reservation, 'too many failed login attempts; try again later');
       let verdict: { user: Awaited<ReturnType<typeof getUserByName>>; ok: boolean } | undefined;
       try {
         verdict = (
@@ -134,7 +125,6 @@ const authRoutes: FastifyPluginAsync = async (app) => {
           details: locked.length ? { locked } : {},
         });
         if (locked.length > 0) {
-          const at = new Date();
           await audit(deps.pg, {
             actor: null,
             address,
@@ -142,19 +132,9 @@ const authRoutes: FastifyPluginAsync = async (app) => {
             target: username,
             details: { locked },
           });
-          await deps.notifications
-            .add(
-              LOGIN_RATE_LIMITED_JOB,
-              { kind: 'login_rate_limited', channel: 'chat', username, address, at: at.toISOString() },
-              {
-                jobId: rateLimitJobId(subject, at.getTime(), deps.auth.lockoutSeconds),
-                removeOnComplete: 1000,
-                removeOnFail: 5000,
-              },
-            )
-            .catch((err: unknown) =>
-              req.log.error({ err, queue: NOTIFICATIONS_QUEUE }, 'could not enqueue the login rate-limit alert'),
-            );
+          await alertRateLimited(deps.notifications, subject, deps.auth.lockoutSeconds, (err) =>
+            req.log.error({ err, queue: NOTIFICATIONS_QUEUE }, 'could not enqueue the login rate-limit alert'),
+          );
         }
         throw new ApiError(401, 'INVALID_CREDENTIALS', 'invalid username or password');
       }

@@ -95,7 +95,7 @@ const dashboardRoutes: FastifyPluginAsync = async (app) => {
       config: { access: 'user' },
       schema: {
         operationId: 'getDashboardSummary',
-        tags: ['dashboards'],
+        tags: ['dashboards', 'mobile'],
         summary: 'Dashboard figures of the last 24 hours',
         description:
           'Event figures cover events whose occurred_at is within the last 24 hours, types hidden by the visibility setting left ' +

@@ -16,7 +16,7 @@ import {
   errorRef,
 } from './read-schemas.ts';
 
-const tags = ['events'];
+const tags = ['events', 'mobile'];
 
 interface ListQuery {
   hostname?: string;

@@ -15,6 +15,8 @@ import problemsRoutes from './problems.ts';
 import dashboardRoutes from './dashboards.ts';
 import streamRoutes from './stream.ts';
 import actionsRoutes from './actions.ts';
+import notificationsRoutes from './notifications.ts';
+import devicesRoutes from './devices.ts';
 
 export const routePlugins: FastifyPluginAsync[] = [
   authRoutes,
@@ -28,4 +30,6 @@ export const routePlugins: FastifyPluginAsync[] = [
   dashboardRoutes,
   streamRoutes,
   actionsRoutes,
+  notificationsRoutes,
+  devicesRoutes,
 ];

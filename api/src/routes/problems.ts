@@ -16,7 +16,7 @@ import {
   TYPE_PATTERN,
 } from './read-schemas.ts';
 
-const tags = ['problems'];
+const tags = ['problems', 'mobile'];
 const STATUS_LIST_PATTERN = `^(${PROBLEM_STATUSES.join('|')})(,(${PROBLEM_STATUSES.join('|')}))*$`;
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } } as const;
 

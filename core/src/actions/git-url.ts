@@ -24,5 +24,8 @@ export function checkGitUrl(
     };
   if (u.password) return { ok: false, reason: 'passwords in the git URL are not allowed' };
   if (u.protocol !== 'file:' && !u.hostname) return { ok: false, reason: 'git URL has no host' };
+  // An older git on a managed host would pass "-oProxyCommand=..." to ssh as an option.
+  if (u.hostname.startsWith('-') || decodeURIComponent(u.username).startsWith('-'))
+    return { ok: false, reason: 'a git URL host or user may not start with "-"' };
   return { ok: true, url: s };
 }

@@ -14,8 +14,9 @@ export interface WinrmSettings {
   password: string | undefined;
   transport: 'http' | 'https';
   port: number;
-  auth: 'basic';
+  auth: 'basic' | 'ntlm';
   verifyTls: boolean;
+  allowUnencrypted: boolean;
 }
 export interface SshSettings {
   username: string;
@@ -30,8 +31,9 @@ interface StoredWinrm {
   password_enc?: string;
   transport?: 'http' | 'https';
   port?: number;
-  auth?: 'basic';
+  auth?: 'basic' | 'ntlm';
   verify_tls?: boolean;
+  allow_unencrypted?: boolean;
 }
 interface StoredSsh {
   username?: string;
@@ -65,7 +67,24 @@ export async function loadWinrmSettings(pg: Pool, env: ActionsConfig, key: Buffe
     port: db.port ?? env.winrm.port ?? defaultWinrmPort(transport),
     auth: db.auth ?? env.winrm.auth,
     verifyTls: db.verify_tls ?? env.winrm.verifyTls,
+    allowUnencrypted: db.allow_unencrypted ?? env.winrm.allowUnencrypted,
   };
+}
+
+/**
+ * Why WinRM with these settings may not carry credentials, or null when it may. Plain HTTP needs the
+ * explicit allowance; the automatic update fallback (started by what agents report, nobody watching)
+ * also needs HTTPS with the certificate check, so a spoofed host address gets nothing.
+ */
+export function winrmRefusal(
+  s: Pick<WinrmSettings, 'transport' | 'verifyTls' | 'allowUnencrypted'>,
+  automatic = false,
+): string | null {
+  if (automatic && (s.transport !== 'https' || !s.verifyTls))
+    return 'the automatic update over WinRM needs HTTPS with the certificate check (the host address comes from its events); start it by hand';
+  if (s.transport === 'http' && !s.allowUnencrypted)
+    return 'WinRM over HTTP would send the administrator credentials unencrypted to whatever answers at the host address: use HTTPS (port 5986), or allow unencrypted WinRM in Settings → Remote access for a lab';
+  return null;
 }
 
 /** What the API shows: no password, only whether one is set and where each value comes from. */
@@ -80,6 +99,7 @@ export async function winrmSettingsView(pg: Pool, env: ActionsConfig) {
     port: db.port ?? env.winrm.port ?? defaultWinrmPort(transport),
     auth: db.auth ?? env.winrm.auth,
     verify_tls: db.verify_tls ?? env.winrm.verifyTls,
+    allow_unencrypted: db.allow_unencrypted ?? env.winrm.allowUnencrypted,
   };
 }
 
@@ -92,8 +112,9 @@ export async function saveWinrmSettings(
     password: string | null;
     transport: 'http' | 'https';
     port: number;
-    auth: 'basic';
+    auth: 'basic' | 'ntlm';
     verify_tls: boolean;
+    allow_unencrypted: boolean;
   }>,
   by: string,
 ): Promise<void> {
@@ -104,6 +125,7 @@ export async function saveWinrmSettings(
   if (input.port !== undefined) next.port = input.port;
   if (input.auth !== undefined) next.auth = input.auth;
   if (input.verify_tls !== undefined) next.verify_tls = input.verify_tls;
+  if (input.allow_unencrypted !== undefined) next.allow_unencrypted = input.allow_unencrypted;
   if (input.password === null) delete next.password_enc;
   else if (input.password !== undefined) next.password_enc = encryptSecret(key, input.password, WINRM_SETTINGS_KEY);
   await writeSetting(pg, WINRM_SETTINGS_KEY, next, by);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { accountPart, parseSessionId, validBranch, validHostAddress, validUserName } from './validate.ts';
+import { accountPart, gatewayAddress, parseSessionId, validBranch, validHostAddress, validUserName } from './validate.ts';
 import { isOutdated, latestVersion, tagsFromLsRemote } from './version.ts';
 import { checkGitUrl } from './git-url.ts';
 
@@ -98,6 +98,20 @@ describe('versions', () => {
   });
 });
 
+describe('gateway addresses', () => {
+  it.each([
+    ['10.0.0.5', '10.0.0.5'],
+    ['10.0.0.5:3389', '10.0.0.5'],
+    ['ws01.corp.example:3389', 'ws01.corp.example'],
+    ['ws01', 'ws01'],
+    ['fe80::1', 'fe80::1'],
+    ['2001:db8::10', '2001:db8::10'],
+    ['[2001:db8::10]', '2001:db8::10'],
+    ['[2001:db8::10]:3389', '2001:db8::10'],
+    [' 10.0.0.5 ', '10.0.0.5'],
+  ])('%j -> %j', (raw, host) => expect(gatewayAddress(raw)).toBe(host));
+});
+
 describe('git URLs', () => {
   it.each([
     ['https://git.example/agents/ssh-monitor.git', true],
@@ -110,6 +124,9 @@ describe('git URLs', () => {
     ['-uhttps://x', false],
     ['https://git.example/x.git\n', true],
     ['https://git.example/x y.git', false],
+    ['ssh://-oProxyCommand=touch%20pwned/x', false],
+    ['ssh://-oProxyCommand=id@git.example/x.git', false],
+    ['ssh://%2DoProxyCommand=id@git.example/x.git', false],
   ])('%j allowed: %j', (u, ok) => expect(checkGitUrl(u, { allowFile: false }).ok).toBe(ok));
   it('file URLs only when enabled', () => {
     expect(checkGitUrl('file:///srv/git/agent.git', { allowFile: true }).ok).toBe(true);

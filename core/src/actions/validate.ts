@@ -43,6 +43,18 @@ export function validHostAddress(v: unknown): string | null {
   return HOSTNAME_RE.test(s) ? s : null;
 }
 
+/**
+ * The host part of a gateway event's internal address: "host", "host:port", "[v6]" or "[v6]:port", or a
+ * bare IPv6 address (whose last group is not a port). Not validated here: validHostAddress does that.
+ */
+export function gatewayAddress(v: string): string {
+  const s = v.trim();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
+  if (bracketed) return bracketed[1]!;
+  const hostPort = /^([^:]+):\d+$/.exec(s);
+  return hostPort ? hostPort[1]! : s;
+}
+
 /** A git branch name (git check-ref-format rules, a conservative subset); null otherwise. */
 export function validBranch(v: unknown): string | null {
   if (typeof v !== 'string') return null;

@@ -4,12 +4,17 @@
 // execute, axe-core on every page, and screenshots at desktop and phone width (web/screenshots/).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import jsqrModule from 'jsqr';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { EventEnvelope, EventV1 } from '@watchpost/schemas';
 import { addUser, loadFixture, type Fixture } from '@watchpost/testkit/api';
 import { launchChromium } from './chromium.ts';
 import { startWebServer, type WebServer } from './server.ts';
 import { axeSerious, DESKTOP, loginAs, screenshots } from './pages.ts';
+
+// A webpack UMD build: plain Node hands over its exports object, vitest's interop the function itself.
+type JsQR = typeof jsqrModule.default;
+const jsQR = (jsqrModule as unknown as { default?: JsQR }).default ?? (jsqrModule as unknown as JsQR);
 
 const XSS = [
   '<img src=x onerror="window.__xss=1">',
@@ -342,6 +347,84 @@ describe('web UI in a browser', () => {
     expect(await page.content()).not.toContain(key);
   });
 
+  it('devices: an enrollment code shown once enrolls a phone, which the admin then revokes', async () => {
+    await page.goto(`${srv.url}/settings/devices`);
+    await page.waitForSelector('form');
+    expect(await axeSerious(page)).toEqual([]);
+    await page.click('button:has-text("Issue enrollment code")');
+    await page.waitForSelector('[data-testid=enrollment-code]');
+    const code = (await page.textContent('[data-testid=enrollment-code]'))!.trim();
+    expect(code).toMatch(/^[0-9A-Z]{5}-[0-9A-Z]{5}$/);
+    // The QR code, read back from the pixels the browser drew, holds this server and the same code.
+    const pixels = await page.$eval('[data-testid=enrollment-qr]', async (el) => {
+      const img = el as HTMLImageElement;
+      await img.decode();
+      const canvas = document.createElement('canvas');
+      [canvas.width, canvas.height] = [img.naturalWidth, img.naturalHeight];
+      const ctx = canvas.getContext('2d')!;
+      ctx.drawImage(img, 0, 0);
+      return { w: canvas.width, h: canvas.height, data: Array.from(ctx.getImageData(0, 0, canvas.width, canvas.height).data) };
+    });
+    const qr = jsQR(Uint8ClampedArray.from(pixels.data), pixels.w, pixels.h);
+    expect(qr?.data).toBe(`watchpost://enroll?server=${encodeURIComponent(srv.url)}&code=${code}`);
+    await screenshots(page, '12b-devices-code');
+    await page.click('button:has-text("Done")');
+    const enrolled = await fetch(`${srv.url}/api/v1/mobile/enroll`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ code, device_uuid: randomUUID(), name: 'E2E phone', platform: 'ios' }),
+    });
+    expect(enrolled.status).toBe(200);
+    await page.reload();
+    const row = page.locator('table.plain tbody tr', { hasText: 'E2E phone' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('active');
+    await row.locator('button:has-text("Revoke")').click();
+    await page.click('.n-dialog button:has-text("Revoke")');
+    await page.locator('table.plain tbody tr', { hasText: 'E2E phone' }).filter({ hasText: 'revoked' }).waitFor();
+    expect(await page.content()).not.toContain(code);
+  });
+
+  it('notifications: policy and a chat destination saved, the bot token write-only and never shown', async () => {
+    await page.goto(`${srv.url}/settings/notifications`);
+    await page.waitForSelector('[data-testid=notify-policy] form');
+    expect(await axeSerious(page)).toEqual([]);
+    await page.click('[data-testid=notify-policy] .n-checkbox:has-text("webhook")');
+    await page.click('button:has-text("Save policy")');
+    await page.waitForSelector('text=Policy saved');
+    const policy = await srv.h.stores.pg.query<{ value: { channels: string[] } }>(
+      `SELECT value FROM settings WHERE key = 'notify.policy'`,
+    );
+    expect(policy.rows[0]!.value.channels).toContain('webhook');
+    await page.fill('input[aria-label="Telegram bot token"]', '12345:e2e-secret-token');
+    await page.click('button:has-text("Add destination")');
+    await page.fill('input[aria-label="Destination 1 chat id"]', '-100777');
+    await page.click('button:has-text("Save chat")');
+    await page.waitForSelector('[data-testid=token-state]:has-text("token set")');
+    expect(await page.inputValue('input[aria-label="Telegram bot token"]')).toBe('');
+    expect(await page.content()).not.toContain('e2e-secret-token');
+    await screenshots(page, '12c-notifications');
+  });
+
+  it('daily reports page and the "why notified?" panel on an event', async () => {
+    await srv.h.stores.pg.query(
+      `INSERT INTO daily_reports (day, timezone, period_start, period_end, figures, html, text)
+       VALUES ('2026-11-22', 'UTC', now() - interval '1 day', now(), '{"ssh":{"success":4,"failed":9,"banned":2}}',
+               '<h1>Daily security report</h1><p>SSH 4 ok</p><script>window.__pwned = 1</script>', 't')`,
+    );
+    await page.goto(`${srv.url}/reports`);
+    await page.click('a:has-text("2026-11-22")');
+    await page.waitForSelector('[data-testid=daily-report-html] h1');
+    expect(await page.textContent('table.plain tbody')).toContain('4 / 9');
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await axeSerious(page)).toEqual([]);
+    await page.goto(`${srv.url}/events/${Object.values(fx.ids)[0]}`);
+    await page.waitForSelector('[data-testid=explain] table');
+    expect(await page.textContent('[data-testid=explain]')).toMatch(
+      /not notified|min_severity|login_success|gateway_connection|agent_/,
+    );
+  });
+
   it('a monitor sees no admin navigation and cannot open an admin page', async () => {
     const ctx = await browser.newContext({ viewport: DESKTOP });
     const p = watch(await ctx.newPage());
@@ -349,7 +432,8 @@ describe('web UI in a browser', () => {
     await p.waitForSelector('nav[aria-label=Main]');
     const nav = await p.textContent('nav[aria-label=Main]');
     expect(nav).toContain('Events');
-    expect(nav).not.toMatch(/Settings|Users|API keys|Audit/);
+    expect(nav).not.toMatch(/Settings|Notifications|Users|API keys|Audit/);
+    expect(nav).toContain('Reports');
     await p.goto(`${srv.url}/settings/users`);
     await p.waitForSelector('[data-testid=forbidden]');
     expect(new URL(p.url()).pathname).toBe('/forbidden');

@@ -32,12 +32,12 @@ function git(args: string[], opts: { cwd?: string; allowFile: boolean; signal: A
   });
 }
 
-/** Builds (or finds) the bundle of the job's repository and branch; returns its id and version. */
+/** Builds (or finds) the bundle of the job's repository and branch; returns its id, version and SHA-256 (hex). */
 export async function ensureBundle(
   deps: ActionDeps,
   job: Extract<ActionJob, { kind: 'agent.update' }>,
   signal: AbortSignal,
-): Promise<{ id: number; version: string }> {
+): Promise<{ id: number; version: string; sha256: string }> {
   const allowFile = deps.config.actions.agentUpdate.allowFileUrls;
   const url = checkGitUrl(job.git_url, { allowFile });
   if (!url.ok) throw new RemoteError(url.reason);
@@ -53,11 +53,11 @@ export async function ensureBundle(
       );
     }
     const commit = (await git(['rev-parse', 'HEAD'], { cwd: src, allowFile, signal })).stdout.toString().trim();
-    const found = await deps.pg.query<{ id: number; version: string }>(
-      'SELECT id, version FROM agent_bundles WHERE kind = $1 AND git_url = $2 AND branch = $3 AND commit = $4',
+    const found = await deps.pg.query<{ id: number; version: string; sha256: string }>(
+      'SELECT id, version, sha256 FROM agent_bundles WHERE kind = $1 AND git_url = $2 AND branch = $3 AND commit = $4',
       ['windows', url.url, job.branch, commit],
     );
-    if (found.rows[0]) return { id: Number(found.rows[0].id), version: found.rows[0].version };
+    if (found.rows[0]) return { id: Number(found.rows[0].id), version: found.rows[0].version, sha256: found.rows[0].sha256 };
     const tag = await git(['describe', '--tags', '--abbrev=0'], { cwd: src, allowFile, signal }).catch(() => null);
     const version = tag ? parseVersion(tag.stdout.toString().trim()) : null;
     if (!version) throw new RemoteError(`the branch ${job.branch} of ${url.url} has no version tag`);
@@ -70,26 +70,28 @@ export async function ensureBundle(
         encoding: 'buffer',
       })
     ).stdout as unknown as Buffer;
-    const r = await deps.pg.query<{ id: number }>(
+    const sha256 = createHash('sha256').update(zip).digest('hex');
+    const r = await deps.pg.query<{ id: number; sha256: string }>(
       `INSERT INTO agent_bundles (kind, git_url, branch, commit, version, sha256, size, zip) VALUES ('windows', $1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (kind, git_url, branch, commit) DO UPDATE SET version = EXCLUDED.version RETURNING id`,
-      [url.url, job.branch, commit, version, createHash('sha256').update(zip).digest('hex'), zip.length, zip],
+       ON CONFLICT (kind, git_url, branch, commit) DO UPDATE SET version = EXCLUDED.version RETURNING id, sha256`,
+      [url.url, job.branch, commit, version, sha256, zip.length, zip],
     );
-    return { id: Number(r.rows[0]!.id), version };
+    // A concurrent build of the same commit may have won: the stored zip (and its hash) is what is served.
+    return { id: Number(r.rows[0]!.id), version, sha256: r.rows[0]!.sha256 };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 }
 
-/** The signed download URL of the job's bundle (built when needed). */
+/** The signed download URL of the job's bundle (built when needed) and the SHA-256 the host checks it against. */
 export async function windowsBundleUrl(
   deps: ActionDeps,
   job: Extract<ActionJob, { kind: 'agent.update' }>,
   signal: AbortSignal,
-): Promise<string> {
+): Promise<{ url: string; sha256: string }> {
   const base = deps.config.actions.agentUpdate.publicUrl;
   if (!base)
     throw new RemoteError('SERVICE_PUBLIC_URL is not set: Windows hosts need it to download the agent bundle from the service');
   const b = await ensureBundle(deps, job, signal);
-  return signedBundleUrl(deps.secretsKey, base, b.id);
+  return { url: signedBundleUrl(deps.secretsKey, base, b.id), sha256: b.sha256 };
 }

@@ -12,7 +12,9 @@ import {
   finishAction,
   isOutdated,
   loadAgentUpdateSettings,
+  loadWinrmSettings,
   validBranch,
+  winrmRefusal,
 } from '@watchpost/core';
 import type { ActionDeps } from './handlers.ts';
 
@@ -45,6 +47,7 @@ export async function runUpdateFallback(
     [config.actions.agentUpdate.fallbackMinutes],
   );
   const settings = await loadAgentUpdateSettings(pg, config.actions);
+  const winrm = due.rows.length > 0 ? await loadWinrmSettings(pg, config.actions, deps.secretsKey) : undefined;
   const started: number[] = [];
   let caughtUp = 0;
   for (const o of due.rows) {
@@ -78,8 +81,15 @@ export async function runUpdateFallback(
       await finishAction(pg, action.id, { ok: false, error: 'superseded: another fallback was started' });
       continue;
     }
-    if (!url.ok || !branch || !target) {
-      const why = !url.ok ? url.reason : !branch ? `invalid branch ${s.branch}` : 'the host has no usable address';
+    const refused = agent === 'windows' && winrm ? winrmRefusal(winrm, true) : null;
+    if (!url.ok || !branch || !target || refused) {
+      const why = !url.ok
+        ? url.reason
+        : !branch
+          ? `invalid branch ${s.branch}`
+          : !target
+            ? 'the host has no usable address'
+            : refused!;
       await finishAction(pg, action.id, { ok: false, error: `fallback update not possible: ${why}` });
       continue;
     }

@@ -12,6 +12,7 @@ import {
   powerShellCommandLine,
   quotePosix,
   quotePowerShell,
+  winrmRefusal,
 } from '@watchpost/core';
 import { RemoteError } from './errors.ts';
 import { commandFailure, connectSsh, type SshConnection } from './ssh.ts';
@@ -63,17 +64,25 @@ async function sshConnect(deps: ActionDeps, job: { target: ActionTarget }, signa
 
 const ADMIN_CHECK = 'if [ "$(id -u)" -eq 0 ]; then echo root; elif sudo -n true 2>/dev/null; then echo sudo; else echo none; fi';
 
+async function markSshAdmin(deps: ActionDeps, hostId: number, ok: boolean): Promise<void> {
+  await deps.pg.query('UPDATE hosts SET ssh_admin_ok = $2, ssh_admin_checked_at = now() WHERE id = $1', [hostId, ok]);
+}
+
 const sshCheck: Handler<'ssh.check'> = async (deps, job, signal) => {
-  const conn = await sshConnect(deps, job, signal);
+  const conn = await sshConnect(deps, job, signal).catch(async (err: unknown) => {
+    // A host that no longer lets us in is no longer "SSH admin ok".
+    if (err instanceof RemoteError) await markSshAdmin(deps, job.target.host_id, false);
+    throw err;
+  });
   try {
     const r = await conn.exec(ADMIN_CHECK);
-    if (r.code !== 0) throw commandFailure('the administration check', r);
+    if (r.code !== 0) {
+      await markSshAdmin(deps, job.target.host_id, false);
+      throw commandFailure('the administration check', r);
+    }
     const via = r.stdout.trim();
     const admin = via === 'root' || via === 'sudo';
-    await deps.pg.query('UPDATE hosts SET ssh_admin_ok = $2, ssh_admin_checked_at = now() WHERE id = $1', [
-      job.target.host_id,
-      admin,
-    ]);
+    await markSshAdmin(deps, job.target.host_id, admin);
     return { ssh_admin_ok: admin, via: admin ? via : null, host_key_sha256: conn.hostKey };
   } finally {
     conn.close();
@@ -131,6 +140,8 @@ async function winrm(deps: ActionDeps, job: { target: ActionTarget }, signal: Ab
     throw new RemoteError(
       'WinRM is not configured: set the Windows administrator in the settings (or SERVICE_WINRM_USERNAME and SERVICE_WINRM_PASSWORD)',
     );
+  const refused = winrmRefusal(s);
+  if (refused) throw new RemoteError(refused);
   return new WinrmClient(
     {
       address: job.target.address,
@@ -139,6 +150,7 @@ async function winrm(deps: ActionDeps, job: { target: ActionTarget }, signal: Ab
       username: s.username,
       password: s.password,
       verifyTls: s.verifyTls,
+      auth: s.auth,
     },
     signal,
   );
@@ -189,8 +201,13 @@ const winrmLogoffUser: Handler<'winrm.logoff_user'> = async (deps, job, signal) 
   return { user: job.user, logged_off: mine.map((s) => ({ id: s.id, session_name: s.session_name, state: s.state })) };
 };
 
-/** Windows: download the zip bundle from the service (signed URL), unpack it, run its install.ps1, read the version back. */
-export function windowsUpdateScript(bundleUrl: string): string {
+/**
+ * Windows: download the zip bundle from the service (signed URL), check its SHA-256 (the download may be
+ * plain HTTP: the signature says who may fetch, the hash what must arrive), unpack it, run its
+ * install.ps1, read the version back.
+ */
+export function windowsUpdateScript(bundleUrl: string, sha256: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error('bundle SHA-256 must be 64 hex digits');
   return [
     "$ErrorActionPreference = 'Stop'",
     '[Net.ServicePointManager]::SecurityProtocol = [Net.SecurityProtocolType]::Tls12',
@@ -198,6 +215,8 @@ export function windowsUpdateScript(bundleUrl: string): string {
     "$dir = Join-Path $env:ProgramData 'watchpost-agent\\rdp-login-monitor'",
     "$zip = Join-Path $env:TEMP ('watchpost-agent-' + [guid]::NewGuid().ToString() + '.zip')",
     'Invoke-WebRequest -UseBasicParsing -Uri $url -OutFile $zip',
+    `$sha256 = ${quotePowerShell(sha256)}`,
+    "if ((Get-FileHash -Algorithm SHA256 -LiteralPath $zip).Hash -ne $sha256) { Remove-Item -Force $zip; throw 'agent bundle SHA-256 mismatch: download refused' }",
     "$new = $dir + '.new'",
     'if (Test-Path $new) { Remove-Item -Recurse -Force $new }',
     'Expand-Archive -Path $zip -DestinationPath $new -Force',
@@ -214,9 +233,9 @@ async function windowsUpdate(
   job: Extract<ActionJob, { kind: 'agent.update' }>,
   signal: AbortSignal,
 ): Promise<Result> {
-  const bundleUrl = await windowsBundleUrl(deps, job, signal);
+  const bundle = await windowsBundleUrl(deps, job, signal);
   const client = await winrm(deps, job, signal);
-  const [exe, ...args] = powerShellCommandLine(windowsUpdateScript(bundleUrl)).split(' ');
+  const [exe, ...args] = powerShellCommandLine(windowsUpdateScript(bundle.url, bundle.sha256)).split(' ');
   const r = requireSuccess('the agent update', await client.run(exe!, args));
   const version = r.stdout.trim().split(/\r?\n/).pop()?.trim() ?? '';
   if (parseVersion(version) === null)

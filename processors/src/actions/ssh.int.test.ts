@@ -127,6 +127,8 @@ describe('SSH administration check', () => {
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('ACTION_FAILED');
       expect(r.body.error.message).toMatch(/host key changed/);
+      const host = await h.stores.pg.query('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId]);
+      expect(host.rows[0].ssh_admin_ok).toBe(false);
       expect((await call('GET', `/actions/${r.body.error.details.action_id}`)).body.status).toBe('failed');
     } finally {
       await h.stores.pg.query('UPDATE hosts SET ssh_host_key_sha256 = $2 WHERE id = $1', [
@@ -183,7 +185,12 @@ describe('Linux agent update over SSH', () => {
     }
   });
 
+  const adminOk = async () =>
+    (await h.stores.pg.query<{ ssh_admin_ok: boolean }>('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId])).rows[0]!;
+
   it('a key the server does not accept is answered 400 (database setting over environment, stored encrypted)', async () => {
+    expect((await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`)).status).toBe(200);
+    expect((await adminOk()).ssh_admin_ok).toBe(true);
     const other = mkdtempSync(join(tmpdir(), 'watchpost-key-'));
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(other, 'k')]);
     const key = readFileSync(join(other, 'k'), 'utf8');
@@ -197,9 +204,12 @@ describe('Linux agent update over SSH', () => {
       const r = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
       expect(r.status).toBe(400);
       expect(r.body.error.message).toMatch(/authentication refused/);
+      // The host no longer lets the service in: no longer shown as administrable.
+      expect((await adminOk()).ssh_admin_ok).toBe(false);
     } finally {
       await call('PUT', '/settings/ssh', admin, { private_key: null });
     }
     expect((await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`)).status).toBe(200);
+    expect((await adminOk()).ssh_admin_ok).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
 // downloads the bundle from the service over real HTTP, "installs" it and prints its VERSION -> the
 // version read back lands in the action and the host.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
 import {
@@ -12,6 +12,7 @@ import {
   readZipEntry,
   startActionsWorker,
   startWsmanDouble,
+  wsmanDoubleEnv,
   type TestGitRepo,
   type WsmanDouble,
 } from '@watchpost/testkit/actions';
@@ -49,7 +50,7 @@ beforeAll(async () => {
     env: {
       SERVICE_WINRM_USERNAME: 'Administrator',
       SERVICE_WINRM_PASSWORD: 'secret-1',
-      SERVICE_WINRM_PORT: String(win.port),
+      ...wsmanDoubleEnv(win),
       SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
       SERVICE_PUBLIC_URL: `http://127.0.0.1:${port}`,
       SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS: 'true',
@@ -66,22 +67,30 @@ beforeAll(async () => {
     version: '4.9.0',
     address: '127.0.0.1',
   });
-  // What Windows PowerShell would do with the script: download $url, unpack, print VERSION.
-  win.onPowerShell = async (script) => {
-    scripts.push(script);
-    const m = /^\$url = '((?:[^']|'')*)'$/m.exec(script);
-    if (!m) return { stdout: '', stderr: 'no $url', exitCode: 1 };
-    const url = m[1]!.replace(/''/g, "'");
-    const res = await fetch(url);
-    downloads.push({ status: res.status, url });
-    if (res.status !== 200)
-      return { stdout: '', stderr: `Invoke-WebRequest : The remote server returned an error: (${res.status}).`, exitCode: 1 };
-    const zip = Buffer.from(await res.arrayBuffer());
-    const version = readZipEntry(zip, 'VERSION')?.toString('utf8').trim();
-    if (!readZipEntry(zip, 'install.ps1')) return { stdout: '', stderr: 'install.ps1 missing', exitCode: 1 };
-    return { stdout: `installed\r\n${version}\r\n`, exitCode: 0 };
-  };
+  win.onPowerShell = installLikeWindows;
 });
+
+// What Windows PowerShell would do with the script: download $url, compare its SHA-256 with $sha256
+// (Get-FileHash), unpack, print VERSION.
+async function installLikeWindows(script: string) {
+  scripts.push(script);
+  const m = /^\$url = '((?:[^']|'')*)'$/m.exec(script);
+  const want = /^\$sha256 = '([0-9a-f]{64})'$/m.exec(script)?.[1];
+  if (!m || !want) return { stdout: '', stderr: 'no $url or $sha256', exitCode: 1 };
+  if (!script.includes('(Get-FileHash -Algorithm SHA256 -LiteralPath $zip).Hash -ne $sha256'))
+    return { stdout: '', stderr: 'the script does not check the hash', exitCode: 1 };
+  const url = m[1]!.replace(/''/g, "'");
+  const res = await fetch(url);
+  downloads.push({ status: res.status, url });
+  if (res.status !== 200)
+    return { stdout: '', stderr: `Invoke-WebRequest : The remote server returned an error: (${res.status}).`, exitCode: 1 };
+  const zip = Buffer.from(await res.arrayBuffer());
+  if (createHash('sha256').update(zip).digest('hex') !== want)
+    return { stdout: '', stderr: 'agent bundle SHA-256 mismatch: download refused', exitCode: 1 };
+  const version = readZipEntry(zip, 'VERSION')?.toString('utf8').trim();
+  if (!readZipEntry(zip, 'install.ps1')) return { stdout: '', stderr: 'install.ps1 missing', exitCode: 1 };
+  return { stdout: `installed\r\n${version}\r\n`, exitCode: 0 };
+}
 
 afterAll(async () => {
   await worker?.close();
@@ -127,6 +136,18 @@ describe('Windows agent update over WinRM', () => {
     expect((await get(`${u.pathname}?expires=${Number(u.searchParams.get('expires')) + 60}&sig=${sig}`)).statusCode).toBe(403);
     expect((await get(`/api/v1/agent-bundles/${Number(id) + 1}.zip${u.search}`)).statusCode).toBe(403);
     expect((await get(`${u.pathname}`)).statusCode).toBe(400);
+  });
+
+  it('a bundle altered on the way fails the hash check on the host: a 400, nothing installed', async () => {
+    const before = await h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
+    // What the host receives differs from what the service hashed (a proxy or attacker on plain HTTP).
+    await h.stores.pg.query("UPDATE agent_bundles SET zip = zip || '\\x00'::bytea");
+    const r = await call('POST', `/hosts/${hostId}/actions/agent-update?wait=true`);
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toMatch(/SHA-256 mismatch/);
+    expect(downloads.at(-1)!.status).toBe(200);
+    const after = await h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
+    expect(after.rows[0].product_version).toBe(before.rows[0].product_version);
   });
 
   it('a failing install is a 400 with the PowerShell error', async () => {

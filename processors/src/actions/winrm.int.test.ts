@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { addUser, createApiHarness, insertEnvelopes, login, type ApiHarness } from '@watchpost/testkit/api';
 import { makeEnvelope } from '@watchpost/testkit';
-import { insertHost, startActionsWorker, startWsmanDouble, type WsmanDouble } from '@watchpost/testkit/actions';
+import { insertHost, startActionsWorker, startWsmanDouble, wsmanDoubleEnv, type WsmanDouble } from '@watchpost/testkit/actions';
 import { ACTIONS } from './winrm.ts';
 
 const USER = 'CORP\\svc-watchpost';
@@ -29,7 +29,7 @@ beforeAll(async () => {
   h = await createApiHarness('actions_winrm', {
     env: {
       SERVICE_WINRM_USERNAME: USER,
-      SERVICE_WINRM_PORT: String(win.port),
+      ...wsmanDoubleEnv(win),
       SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
       SERVICE_ACTION_TIMEOUT_MS: '2000',
       SERVICE_ACTION_WAIT_MS: '4000',
@@ -102,6 +102,7 @@ describe('WinRM settings and connection test', () => {
       port: win.port,
       auth: 'basic',
       verify_tls: true,
+      allow_unencrypted: true,
     });
     expect(JSON.stringify((await call('GET', '/settings/winrm')).body)).not.toContain('p@ss');
     const stored = await h.stores.pg.query("SELECT value::text AS v FROM settings WHERE key = 'actions.winrm'");
@@ -131,6 +132,32 @@ describe('WinRM settings and connection test', () => {
       "SELECT actor, target, details FROM audit_log WHERE action = 'action.winrm.test' AND details->>'status' = 'succeeded'",
     );
     expect(audit.rows[0]).toMatchObject({ actor: 'max', target: 'win-01' });
+  });
+
+  it('plain HTTP is refused before any request unless unencrypted WinRM is allowed', async () => {
+    const put = await call('PUT', '/settings/winrm', admin, { allow_unencrypted: false });
+    expect(put.body.allow_unencrypted).toBe(false);
+    win.requests.length = 0;
+    try {
+      const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor);
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/WinRM over HTTP would send the administrator credentials unencrypted/);
+      expect(win.requests).toEqual([]);
+    } finally {
+      await call('PUT', '/settings/winrm', admin, { allow_unencrypted: true });
+    }
+    expect((await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor)).status).toBe(200);
+  });
+
+  it('HTTPS against an HTTP listener is a 400 that says so', async () => {
+    await call('PUT', '/settings/winrm', admin, { transport: 'https', port: win.port });
+    try {
+      const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor);
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/the host does not speak TLS on this port/);
+    } finally {
+      await call('PUT', '/settings/winrm', admin, { transport: 'http', port: win.port });
+    }
   });
 
   it('a refused password is a 400 naming the authentication failure', async () => {

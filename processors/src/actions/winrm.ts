@@ -1,11 +1,20 @@
 // A small WS-Management (MS-WSMV) client for the Windows remote shell: Create shell, Command, Receive
 // (until the command is Done), Signal terminate, Delete shell. HTTP or HTTPS (certificate check
-// configurable), Basic authentication. Requests are SOAP 1.2 envelopes; replies are parsed with
+// configurable), Basic or NTLM authentication. Requests are SOAP 1.2 envelopes; replies are parsed with
 // fast-xml-parser, faults become RemoteErrors carrying the WSManFault message.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+//
+// NTLM (MS-NLMP, NTLMv2 response; messages encoded by @ewsjs/ntlm-client) authenticates a connection,
+// not a request: NEGOTIATE and AUTHENTICATE travel on one keep-alive socket (an agent with a single
+// socket per client), as WinRM offers it under the `Negotiate` scheme. Later requests on that socket
+// carry no header; a 401 (new socket) runs the handshake again. NTLM session security (message
+// sealing) is not implemented: over HTTP, WinRM then needs AllowUnencrypted, so use HTTPS. (The
+// library draws the 8-byte client challenge with Math.random; the server challenge is what makes
+// each response fresh.)
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
+import ntlm from '@ewsjs/ntlm-client';
 import { RemoteError } from './errors.ts';
 
 export const NS = {
@@ -33,6 +42,24 @@ export interface WinrmTarget {
   username: string;
   password: string;
   verifyTls: boolean;
+  /** basic (default) or ntlm */
+  auth?: 'basic' | 'ntlm';
+}
+
+/** `DOMAIN\\user` -> NTLM user and domain; `user@domain` (UPN) and `user` travel with an empty or the server's domain. */
+export function ntlmAccount(username: string): { user: string; domain: string | undefined } {
+  const at = username.indexOf('\\');
+  if (at > 0) return { user: username.slice(at + 1), domain: username.slice(0, at) };
+  return { user: username, domain: username.includes('@') ? '' : undefined };
+}
+
+/** The NTLM token of a `WWW-Authenticate: Negotiate <token>` (or NTLM) header, with its scheme. */
+function ntlmChallengeOf(header: string | string[] | undefined): { scheme: string; token: string } | null {
+  for (const h of Array.isArray(header) ? header : header ? [header] : []) {
+    const m = /(?:^|,\s*)(Negotiate|NTLM) ([A-Za-z0-9+/]+=*)/i.exec(h);
+    if (m) return { scheme: m[1]!, token: m[2]! };
+  }
+  return null;
 }
 
 export interface CommandResult {
@@ -122,6 +149,8 @@ export class WinrmClient {
   private readonly t: WinrmTarget;
   private readonly signal: AbortSignal;
   readonly url: string;
+  private agent: HttpAgent | undefined;
+  private ntlmAuthenticated = false;
 
   constructor(target: WinrmTarget, signal: AbortSignal) {
     this.t = target;
@@ -131,7 +160,7 @@ export class WinrmClient {
 
   /** POSTs one envelope; returns the parsed reply. Faults and HTTP errors become RemoteErrors. */
   private async post(body: string, opts: { allowTimedOut?: boolean } = {}): Promise<unknown> {
-    const { status, text: reply } = await this.http(body);
+    const { status, text: reply } = this.t.auth === 'ntlm' ? await this.ntlmHttp(body) : await this.http(body, this.basicAuth());
     if (status === 401) throw new RemoteError(`WinRM at ${this.url}: authentication refused (HTTP 401) for ${this.t.username}`);
     let doc: unknown;
     try {
@@ -146,9 +175,65 @@ export class WinrmClient {
     return doc;
   }
 
-  private http(body: string): Promise<{ status: number; text: string }> {
+  private basicAuth(): string {
+    return `Basic ${Buffer.from(`${this.t.username}:${this.t.password}`, 'utf8').toString('base64')}`;
+  }
+
+  /** One socket for the client's lifetime (closed by `close`): NTLM authenticates the connection. */
+  private ntlmAgent(): HttpAgent {
+    this.agent ??=
+      this.t.transport === 'https'
+        ? new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: this.t.verifyTls })
+        : new HttpAgent({ keepAlive: true, maxSockets: 1 });
+    return this.agent;
+  }
+
+  /** A request on the NTLM-authenticated connection, running the handshake first when needed. */
+  private async ntlmHttp(
+    body: string,
+  ): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
+    if (this.ntlmAuthenticated) {
+      const r = await this.http(body, undefined);
+      if (r.status !== 401) return r;
+      this.ntlmAuthenticated = false; // a new connection: authenticate it
+    }
+    const { user, domain } = ntlmAccount(this.t.username);
+    const negotiate = ntlm.createType1Message('WATCHPOST', '').replace(/^NTLM /, '');
+    const first = await this.http('', `Negotiate ${negotiate}`);
+    const challenge = first.status === 401 ? ntlmChallengeOf(first.headers['www-authenticate']) : null;
+    if (!challenge) {
+      if (first.status === 401)
+        throw new RemoteError(
+          `WinRM at ${this.url}: the host offers no NTLM (Negotiate) authentication (WWW-Authenticate: ${String(first.headers['www-authenticate'] ?? 'none')})`,
+        );
+      throw new RemoteError(`WinRM at ${this.url}: unexpected HTTP ${first.status} to the NTLM negotiation`);
+    }
+    let type2;
+    try {
+      type2 = ntlm.decodeType2Message(`NTLM ${challenge.token}`);
+    } catch (err) {
+      throw new RemoteError(`WinRM at ${this.url}: unreadable NTLM challenge (${(err as Error).message})`);
+    }
+    if (type2.version !== 2 || !type2.targetInfo)
+      throw new RemoteError(`WinRM at ${this.url}: the host did not offer NTLMv2 (extended session security with target info)`);
+    const authenticate = ntlm.createType3Message(type2, user, this.t.password, 'WATCHPOST', domain).replace(/^NTLM /, '');
+    const r = await this.http(body, `${challenge.scheme} ${authenticate}`);
+    if (r.status !== 401) this.ntlmAuthenticated = true;
+    return r;
+  }
+
+  /** Frees the NTLM connection (the client can still be used: a new one is authenticated). */
+  close(): void {
+    this.agent?.destroy();
+    this.agent = undefined;
+    this.ntlmAuthenticated = false;
+  }
+
+  private http(
+    body: string,
+    authorization: string | undefined,
+  ): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
     const u = new URL(this.url);
-    const auth = Buffer.from(`${this.t.username}:${this.t.password}`, 'utf8').toString('base64');
     const opts = {
       method: 'POST',
       hostname: u.hostname.replace(/^\[|\]$/g, ''),
@@ -157,10 +242,11 @@ export class WinrmClient {
       headers: {
         'content-type': 'application/soap+xml;charset=UTF-8',
         'content-length': Buffer.byteLength(body),
-        authorization: `Basic ${auth}`,
+        ...(authorization ? { authorization } : {}),
         'user-agent': 'watchpost WinRM client',
       },
       signal: this.signal,
+      ...(this.t.auth === 'ntlm' ? { agent: this.ntlmAgent() } : {}),
       ...(this.t.transport === 'https' ? { rejectUnauthorized: this.t.verifyTls } : {}),
     };
     return new Promise((resolve, reject) => {
@@ -172,11 +258,19 @@ export class WinrmClient {
           if (size > 8 * 1024 * 1024) req.destroy(new Error('reply larger than 8 MiB'));
           else chunks.push(c);
         });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }),
+        );
         res.on('error', reject);
       });
       req.on('error', (err: NodeJS.ErrnoException) => {
         if (this.signal.aborted) reject(new RemoteError(`WinRM at ${this.url}: timed out`));
+        else if (this.t.transport === 'https' && err.code === 'EPROTO' && /wrong version number/.test(err.message))
+          reject(
+            new RemoteError(
+              `WinRM at ${this.url}: the host does not speak TLS on this port (an HTTP listener? use HTTPS, port 5986)`,
+            ),
+          );
         else reject(new RemoteError(`WinRM at ${this.url}: ${err.code ?? ''} ${err.message}`.replace(/\s+/g, ' ').trim()));
       });
       req.end(body);
@@ -269,18 +363,22 @@ export class WinrmClient {
     await this.post(envelope({ to: this.url, action: ACTIONS.delete, shellId, body: '' }));
   }
 
-  /** Runs one command in a fresh shell and always cleans up (terminate, delete) after. */
+  /** Runs one command in a fresh shell and always cleans up (terminate, delete, the connection) after. */
   async run(command: string, args: string[] = []): Promise<CommandResult> {
-    const shellId = await this.createShell();
     try {
-      const commandId = await this.command(shellId, command, args);
+      const shellId = await this.createShell();
       try {
-        return await this.receive(shellId, commandId);
+        const commandId = await this.command(shellId, command, args);
+        try {
+          return await this.receive(shellId, commandId);
+        } finally {
+          await this.signalTerminate(shellId, commandId).catch(() => {});
+        }
       } finally {
-        await this.signalTerminate(shellId, commandId).catch(() => {});
+        await this.deleteShell(shellId).catch(() => {});
       }
     } finally {
-      await this.deleteShell(shellId).catch(() => {});
+      this.close();
     }
   }
 }

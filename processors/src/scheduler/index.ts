@@ -8,7 +8,8 @@ import { SCHEDULED_JOBS, SCHEDULER_QUEUE } from '@watchpost/schemas';
 import { runLivenessScan } from '../correlate/liveness.ts';
 import { recordScan } from '../correlate/metrics.ts';
 import { runHourlyRollup } from '../store/rollup.ts';
-import { pruneByAge } from '@watchpost/core';
+import { closeDeliveryQueues, createDeliveryQueues, pruneByAge } from '@watchpost/core';
+import { runDailyReport } from '../reports/index.ts';
 
 export interface ScheduledJob {
   /** Job scheduler id and job name. */
@@ -20,6 +21,7 @@ export interface ScheduledJob {
 export const LIVENESS_SCAN_JOB = SCHEDULED_JOBS.livenessScan;
 export const EVENTS_ROLLUP_JOB = SCHEDULED_JOBS.eventsRollup;
 export const POSTGRES_RETENTION_JOB = SCHEDULED_JOBS.postgresRetention;
+export const DAILY_REPORT_JOB = SCHEDULED_JOBS.dailyReport;
 
 export const scheduledJobs: ScheduledJob[] = [
   {
@@ -48,7 +50,33 @@ export const scheduledJobs: ScheduledJob[] = [
     everyMs: () => 3600_000,
     async run(ctx) {
       const r = await pruneByAge(ctx.clients.pg, ctx.config.postgresRetention);
-      if (r.ledger + r.outbox + r.audit + r.refreshTokens > 0) ctx.log.info({ job: POSTGRES_RETENTION_JOB, ...r }, 'retention');
+      if (r.ledger + r.outbox + r.audit + r.refreshTokens + r.notifications > 0)
+        ctx.log.info({ job: POSTGRES_RETENTION_JOB, ...r }, 'retention');
+      return r;
+    },
+  },
+  {
+    // The daily report once its local time has come (processors/src/reports).
+    name: DAILY_REPORT_JOB,
+    everyMs: (ctx) => ctx.config.dailyReport.checkSeconds * 1000,
+    async run(ctx) {
+      const r = await runDailyReport({
+        config: ctx.config,
+        pg: ctx.clients.pg,
+        ch: ctx.clients.clickhouse,
+        openQueues: () => {
+          const conn = ctx.clients.bullmqConnection();
+          const queues = createDeliveryQueues(ctx.config, conn);
+          return {
+            queues,
+            close: async () => {
+              await closeDeliveryQueues(queues);
+              await conn.quit().catch(() => undefined);
+            },
+          };
+        },
+      });
+      if (r.status === 'built') ctx.log.info({ job: DAILY_REPORT_JOB, ...r }, 'daily report built');
       return r;
     },
   },

@@ -10,7 +10,7 @@ import { envelope } from '@watchpost/testkit/correlate';
 import { waitFor } from '@watchpost/testkit';
 import { queryRows } from '@watchpost/runtime';
 import { sql } from '@watchpost/runtime';
-import { EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB, POSTGRES_RETENTION_JOB, schedulerRole } from './index.ts';
+import { EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB, POSTGRES_RETENTION_JOB, DAILY_REPORT_JOB, schedulerRole } from './index.ts';
 
 let stores: TestStores;
 const prefix = uniqueTestName('sched');
@@ -60,12 +60,12 @@ describe('scheduler role', () => {
     const queue = createQueue(stores.config, SCHEDULER_QUEUE, createRedis(stores.config.redisUrl, { forBullmq: true }));
     try {
       expect((await queue.getJobSchedulers()).map((s) => s.key).sort()).toEqual(
-        [EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB, POSTGRES_RETENTION_JOB].sort(),
+        [EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB, POSTGRES_RETENTION_JOB, DAILY_REPORT_JOB].sort(),
       );
       await waitFor(
-        'three completed scans',
-        () => queue.getCompletedCount(),
-        (n) => n >= 3,
+        'two completed liveness scans',
+        async () => (await queue.getJobs(['completed'], 0, 200)).filter((j) => j.name === LIVENESS_SCAN_JOB).length,
+        (n) => n >= 2,
         20_000,
       );
       const rows = (await stores.pg.query(`SELECT host, status FROM problems WHERE type = 'host_silence' ORDER BY host`)).rows;

@@ -43,17 +43,45 @@ export async function ensureTopics(admin: Admin, topics: ITopicConfig[]): Promis
   const missing = topics.filter((t) => !existing.has(t.topic));
   if (missing.length === 0) return;
   try {
-    await admin.createTopics({ topics: missing, waitForLeaders: true });
+    // Not kafkajs's waitForLeaders: its wait retries LEADER_NOT_AVAILABLE only, and a KRaft broker
+    // may first answer UNKNOWN_TOPIC_OR_PARTITION for a topic it has just created (seen in CI).
+    await admin.createTopics({ topics: missing, waitForLeaders: false });
   } catch (err) {
     // kafkajs reports per topic; another process may have created some between list and create.
     const perTopic = (err as { errors?: { topic: string; type?: string; message?: string }[] }).errors;
     const failed = (perTopic ?? []).filter((e) => e.type !== 'TOPIC_ALREADY_EXISTS');
-    if (perTopic && failed.length === 0) return;
-    if (!perTopic && err instanceof Error && /already exists/i.test(err.message)) return;
+    const raced = perTopic ? failed.length === 0 : err instanceof Error && /already exists/i.test(err.message);
     if (failed.length > 0)
       throw new Error(`could not create Kafka topics: ${failed.map((e) => `${e.topic}: ${e.type} (${e.message})`).join('; ')}`, {
         cause: err,
       });
-    throw err;
+    if (!raced) throw err;
+  }
+  await waitForLeaders(
+    admin,
+    missing.map((t) => t.topic),
+  );
+}
+
+const METADATA_PENDING = new Set(['UNKNOWN_TOPIC_OR_PARTITION', 'LEADER_NOT_AVAILABLE']);
+
+/** Waits until every partition of the topics has a leader, so a producer's first send finds one. */
+export async function waitForLeaders(admin: Admin, topics: string[], timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: string;
+  for (;;) {
+    try {
+      const { topics: meta } = await admin.fetchTopicMetadata({ topics });
+      const pending = meta.filter((t) => t.partitions.length === 0 || t.partitions.some((p) => p.leader < 0));
+      if (pending.length === 0 && meta.length === topics.length) return;
+      last = `no leader yet for ${pending.map((t) => t.name).join(', ') || 'some topics'}`;
+    } catch (err) {
+      const type = (err as { type?: string }).type;
+      if (!type || !METADATA_PENDING.has(type)) throw err;
+      last = (err as Error).message;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`Kafka topics ${topics.join(', ')} have no leaders after ${timeoutMs} ms: ${last}`);
+    await new Promise((r) => setTimeout(r, 100));
   }
 }

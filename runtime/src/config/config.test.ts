@@ -9,7 +9,7 @@ describe('config', () => {
     expect(c.role).toBe('all');
     expect(c.heartbeatStaleMinutes).toBe(10);
     expect(c.problemCorrelationWindowMinutes).toBe(60);
-    expect(c.notify).toEqual({ minSeverity: 'high', channels: ['chat'] });
+    expect(c.notify).toMatchObject({ minSeverity: 'high', channels: ['chat'] });
     expect(c.dailyReport).toMatchObject({ enabled: true, time: '08:00', timezone: 'UTC' });
     expect(c.databaseUrl).toBe(localUrls.postgres);
     expect(c.kafkaBrokers).toEqual([localUrls.kafka]);
@@ -30,7 +30,7 @@ describe('config', () => {
     });
     expect(c.heartbeatStaleMinutes).toBe(3);
     expect(c.problemCorrelationWindowMinutes).toBe(15);
-    expect(c.notify).toEqual({ minSeverity: 'warning', channels: ['chat', 'webhook', 'email'] });
+    expect(c.notify).toMatchObject({ minSeverity: 'warning', channels: ['chat', 'webhook', 'email'] });
     expect(c.dailyReport).toMatchObject({ time: '23:30', timezone: 'Europe/Berlin' });
     expect(c.kafkaBrokers).toEqual(['k1:9092', 'k2:9092']);
   });

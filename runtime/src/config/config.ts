@@ -3,16 +3,34 @@
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localUrls } from './local-stack.ts';
-import { LIVE_CHANNEL_BASE, SEVERITIES, topicNames, type Severity, type Topics } from '@watchpost/schemas';
+import {
+  LIVE_CHANNEL_BASE,
+  NOTIFY_CHANNELS,
+  SEVERITIES,
+  topicNames,
+  type NotifyChannel,
+  type Severity,
+  type Topics,
+} from '@watchpost/schemas';
 
 /** Producer compression choices (`KAFKA_COMPRESSION`); runtime/src/clients/kafka.ts registers zstd. */
 export const KAFKA_COMPRESSIONS = ['zstd', 'gzip', 'none'] as const;
 export type KafkaCompression = (typeof KAFKA_COMPRESSIONS)[number];
 
-export const CHANNELS = ['chat', 'webhook', 'email', 'push'] as const;
-export type Channel = (typeof CHANNELS)[number];
+export const CHANNELS = NOTIFY_CHANNELS;
+export type Channel = NotifyChannel;
 /** Every role a process can run; ops/src/role-registry.ts must start each one (its type checks that). */
-export const SERVICE_ROLES = ['ingest', 'api', 'store', 'correlate', 'scheduler', 'stream', 'actions'] as const;
+export const SERVICE_ROLES = [
+  'ingest',
+  'api',
+  'store',
+  'correlate',
+  'scheduler',
+  'stream',
+  'actions',
+  'notify',
+  'deliver',
+] as const;
 export type ServiceRole = (typeof SERVICE_ROLES)[number];
 export const ROLES = ['all', ...SERVICE_ROLES] as const;
 export type Role = (typeof ROLES)[number];
@@ -22,6 +40,7 @@ export const CONSUMER_GROUP_BASES = {
   store: 'watchpost-store',
   correlate: 'watchpost-correlate',
   stream: 'watchpost-stream',
+  notify: 'watchpost-notify',
 } as const;
 export type ConsumerGroupKey = keyof typeof CONSUMER_GROUP_BASES;
 
@@ -78,8 +97,10 @@ export interface Config {
   problemCorrelationWindowMinutes: number;
   problemMinSeverity: Severity;
   retentionDays: number;
-  dailyReport: { enabled: boolean; time: string; timezone: string; recipients: string[] };
-  notify: { minSeverity: Severity; channels: Channel[] };
+  /** SERVICE_DAILY_REPORT_*: local time HH:MM in an IANA zone; checkSeconds: how often the scheduler looks. */
+  dailyReport: { enabled: boolean; time: string; timezone: string; recipients: string[]; checkSeconds: number };
+  /** Notification policy defaults and channel settings from the environment (database values override; api/NOTIFICATIONS.md). */
+  notify: NotifyConfig;
   ingest: {
     maxBodyBytes: number;
     batchMaxEvents: number;
@@ -112,7 +133,13 @@ export interface Config {
   /** period of the exact hourly events rollup (scheduler role) */
   eventsRollupIntervalSeconds: number;
   /** Postgres retention (scheduler role, hourly): correlate ledger, sent outbox rows, audit log, spent refresh tokens. */
-  postgresRetention: { ledgerHours: number; outboxSentDays: number; auditDays: number; refreshTokenDays: number };
+  postgresRetention: {
+    ledgerHours: number;
+    outboxSentDays: number;
+    auditDays: number;
+    refreshTokenDays: number;
+    notificationDays: number;
+  };
   /** Redis key prefix of every BullMQ queue (one per deployment; tests use their own). */
   queuePrefix: string;
   bootstrapApiKey: string | undefined;
@@ -132,6 +159,14 @@ export interface Config {
   };
   /** Remote actions (api/ACTIONS.md): the `actions` worker role, WinRM, SSH, agent updates. */
   actions: ActionsConfig;
+  /** Mobile devices and Web Push (api/MOBILE.md). */
+  devices: {
+    codeTtlMinutes: number;
+    vapidPublicKey: string | undefined;
+    vapidPrivateKey: string | undefined;
+    /** VAPID `sub`: a mailto: or https: contact for push services. */
+    vapidSubject: string;
+  };
 }
 
 /** Environment defaults of remote actions; the settings saved in the UI (database) override winrm, ssh and agentUpdate. */
@@ -150,9 +185,14 @@ export interface ActionsConfig {
     password: string | undefined;
     transport: 'http' | 'https';
     port: number | undefined;
-    /** Only Basic for now (NTLM is not implemented; api/ACTIONS.md). */
-    auth: 'basic';
+    /** HTTP authentication: Basic or NTLM (NTLMv2 session security is not used: HTTPS protects the body). */
+    auth: 'basic' | 'ntlm';
     verifyTls: boolean;
+    /**
+     * WinRM over plain HTTP sends the credentials (Basic: the password; NTLM: a relayable response) to
+     * whatever answers at an address agents report. Refused unless allowed, like Windows' AllowUnencrypted.
+     */
+    allowUnencrypted: boolean;
   };
   ssh: { username: string; privateKeyFile: string | undefined; port: number };
   agentUpdate: {
@@ -169,6 +209,37 @@ export interface ActionsConfig {
     /** Base URL managed hosts use to download the Windows bundle (signed link); empty = http://HOST:PORT. */
     publicUrl: string;
   };
+}
+
+export interface NotifyConfig {
+  minSeverity: Severity;
+  channels: Channel[];
+  chat: { telegramApiBase: string; telegramToken: string | undefined; telegramChatIds: string[]; slackWebhookUrls: string[] };
+  webhook: { url: string | undefined; secret: string | undefined; timeoutMs: number; allow: string[] };
+  /** NOTIFY_PUSH_ALLOW: private addresses/CIDRs/host names push endpoints may use (SSRF guard; tests, an internal push relay). */
+  pushAllow: string[];
+  email: {
+    host: string | undefined;
+    port: number;
+    security: 'starttls' | 'tls' | 'none';
+    user: string | undefined;
+    password: string | undefined;
+    from: string;
+    recipients: string[];
+    verifyTls: boolean;
+  };
+  /** Delivery attempts per job (exponential backoff from backoffMs); a provider's 4xx is final at once. */
+  attempts: number;
+  backoffMs: number;
+  /** Deliveries per second per channel (chat providers throttle bots). */
+  ratePerSecond: Record<Channel, number>;
+  concurrency: number;
+  /** Where the notify role's NEW consumer group starts: false (default) = at the end, never re-notifying history. */
+  fromBeginning: boolean;
+  /** BullMQ job lock of a delivery: a killed worker's delivery is retried after about this long. */
+  lockMs: number;
+  /** How long the API's test-send waits for the delivery worker. */
+  testWaitMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -357,6 +428,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     retentionDays: int(env, 'SERVICE_RETENTION_DAYS', 90, 1),
     dailyReport: {
       enabled: bool(env, 'SERVICE_DAILY_REPORT_ENABLED', true),
+      checkSeconds: int(env, 'SERVICE_DAILY_REPORT_CHECK_SECONDS', 60, 1, 3600),
       time,
       timezone: tz,
       recipients: str(env, 'SERVICE_DAILY_REPORT_RECIPIENTS', '')
@@ -364,10 +436,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
         .map((x) => x.trim())
         .filter(Boolean),
     },
-    notify: {
-      minSeverity: oneOf(env, 'NOTIFY_MIN_SEVERITY', SEVERITIES, 'high'),
-      channels: list(env, 'NOTIFY_CHANNELS', CHANNELS, ['chat']),
-    },
+    notify: notifyConfig(env),
     ingest: {
       // 256 KiB: a valid event at every length limit in 4-byte characters takes ~110 KB before details.
       maxBodyBytes: int(env, 'SERVICE_INGEST_MAX_BODY_BYTES', 262144, 1024),
@@ -399,6 +468,8 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       outboxSentDays: int(env, 'SERVICE_OUTBOX_RETENTION_DAYS', 7, 1, 3650),
       auditDays: int(env, 'SERVICE_AUDIT_RETENTION_DAYS', 365, 1, 36_500),
       refreshTokenDays: int(env, 'SERVICE_REFRESH_TOKEN_RETENTION_DAYS', 1, 0, 3650),
+      // Above the events topic's 7-day retention: a redelivered event still finds its decision (never sent twice).
+      notificationDays: int(env, 'SERVICE_NOTIFICATION_RETENTION_DAYS', 30, 8, 3650),
     },
     queuePrefix: str(env, 'BULLMQ_PREFIX', 'watchpost'),
     stream: {
@@ -427,6 +498,64 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       maxConcurrentVerifications: int(env, 'SERVICE_LOGIN_MAX_CONCURRENT', 4, 1, 256),
     },
     actions: actionsConfig(env),
+    devices: {
+      codeTtlMinutes: int(env, 'SERVICE_ENROLLMENT_CODE_TTL_MINUTES', 15, 1, 10_080),
+      vapidPublicKey: env.VAPID_PUBLIC_KEY || undefined,
+      vapidPrivateKey: env.VAPID_PRIVATE_KEY || undefined,
+      vapidSubject: url(env, 'VAPID_SUBJECT', 'mailto:watchpost@localhost', ['mailto:', 'https:']),
+    },
+  };
+}
+
+function csv(env: Env, name: string): string[] {
+  return str(env, name, '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+}
+
+function notifyConfig(env: Env): NotifyConfig {
+  for (const u of csv(env, 'NOTIFY_SLACK_WEBHOOK_URLS')) url({ U: u }, 'U', '', ['https:', 'http:']);
+  const webhookUrl = env.NOTIFY_WEBHOOK_URL ? url(env, 'NOTIFY_WEBHOOK_URL', '', ['https:', 'http:']) : undefined;
+  const smtpSecurity = oneOf(env, 'SMTP_SECURITY', ['starttls', 'tls', 'none'] as const, 'starttls');
+  return {
+    minSeverity: oneOf(env, 'NOTIFY_MIN_SEVERITY', SEVERITIES, 'high'),
+    channels: list(env, 'NOTIFY_CHANNELS', CHANNELS, ['chat']),
+    chat: {
+      telegramApiBase: url(env, 'NOTIFY_TELEGRAM_API_BASE', 'https://api.telegram.org', ['https:', 'http:']),
+      telegramToken: env.NOTIFY_TELEGRAM_TOKEN || undefined,
+      telegramChatIds: csv(env, 'NOTIFY_TELEGRAM_CHAT_IDS'),
+      slackWebhookUrls: csv(env, 'NOTIFY_SLACK_WEBHOOK_URLS'),
+    },
+    webhook: {
+      url: webhookUrl,
+      secret: env.NOTIFY_WEBHOOK_SECRET || undefined,
+      timeoutMs: int(env, 'NOTIFY_WEBHOOK_TIMEOUT_MS', 5000, 100, 120_000),
+      allow: csv(env, 'NOTIFY_WEBHOOK_ALLOW'),
+    },
+    pushAllow: csv(env, 'NOTIFY_PUSH_ALLOW'),
+    email: {
+      host: env.SMTP_HOST || undefined,
+      port: int(env, 'SMTP_PORT', smtpSecurity === 'tls' ? 465 : 587, 1, 65535),
+      security: smtpSecurity,
+      user: env.SMTP_USER || undefined,
+      password: env.SMTP_PASSWORD || undefined,
+      from: str(env, 'SMTP_FROM', 'watchpost@localhost'),
+      recipients: csv(env, 'NOTIFY_EMAIL_RECIPIENTS'),
+      verifyTls: bool(env, 'SMTP_VERIFY_TLS', true),
+    },
+    attempts: int(env, 'NOTIFY_DELIVERY_ATTEMPTS', 10, 1, 100),
+    backoffMs: int(env, 'NOTIFY_BACKOFF_MS', 2000, 10, 3_600_000),
+    ratePerSecond: {
+      chat: int(env, 'NOTIFY_CHAT_RATE_PER_SECOND', 20, 1, 10_000),
+      webhook: int(env, 'NOTIFY_WEBHOOK_RATE_PER_SECOND', 200, 1, 100_000),
+      email: int(env, 'NOTIFY_EMAIL_RATE_PER_SECOND', 10, 1, 10_000),
+      push: int(env, 'NOTIFY_PUSH_RATE_PER_SECOND', 100, 1, 100_000),
+    },
+    concurrency: int(env, 'NOTIFY_DELIVERY_CONCURRENCY', 8, 1, 256),
+    lockMs: int(env, 'NOTIFY_LOCK_MS', 30_000, 1000, 600_000),
+    fromBeginning: bool(env, 'NOTIFY_FROM_BEGINNING', false),
+    testWaitMs: int(env, 'NOTIFY_TEST_WAIT_MS', 20_000, 1000, 300_000),
   };
 }
 
@@ -456,10 +585,11 @@ function actionsConfig(env: Env): ActionsConfig {
     winrm: {
       username: str(env, 'SERVICE_WINRM_USERNAME', ''),
       password: env.SERVICE_WINRM_PASSWORD || undefined,
-      transport: oneOf(env, 'SERVICE_WINRM_TRANSPORT', ['http', 'https'] as const, 'http'),
+      transport: oneOf(env, 'SERVICE_WINRM_TRANSPORT', ['http', 'https'] as const, 'https'),
       port: winrmPort === 0 ? undefined : winrmPort,
-      auth: oneOf(env, 'SERVICE_WINRM_AUTH', ['basic'] as const, 'basic'),
+      auth: oneOf(env, 'SERVICE_WINRM_AUTH', ['basic', 'ntlm'] as const, 'basic'),
       verifyTls: bool(env, 'SERVICE_WINRM_VERIFY_TLS', true),
+      allowUnencrypted: bool(env, 'SERVICE_WINRM_ALLOW_UNENCRYPTED', false),
     },
     ssh: {
       username: str(env, 'SERVICE_SSH_USERNAME', ''),

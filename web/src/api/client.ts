@@ -19,6 +19,7 @@ export type ProblemDetail = Ok<'getProblem'>;
 export type UserRow = Ok<'listUsers'>['items'][number];
 export type ApiKeyRow = Ok<'listApiKeys'>['items'][number];
 export type AuditRow = Ok<'listAuditLog'>['items'][number];
+export type DeviceRow = Ok<'listDevices'>['items'][number];
 export type TypeSetting = Ok<'listEventTypeSettings'>['items'][number];
 export type Me = Ok<'getMe'>;
 export type Severity = EventRow['severity'];
@@ -97,10 +98,31 @@ api.use(auth);
 /** A human sentence for a failed call. */
 export function errorText(error: unknown, fallback = 'The request failed'): string {
   const e = (error as Partial<ApiErrorBody> | undefined)?.error;
-  if (e && typeof e.message === 'string') return e.message;
-  return fallback;
+  if (!e || typeof e.message !== 'string') return fallback;
+  // A schema failure names the field (api/src/errors.ts details): "invalid body" alone helps nobody.
+  if (e.code === 'VALIDATION_FAILED' && Array.isArray(e.details) && e.details.length > 0) {
+    const parts = (e.details as ValidationDetail[]).slice(0, 3).map(validationPart);
+    const more = e.details.length > 3 ? ` (and ${e.details.length - 3} more)` : '';
+    return `${e.message}: ${parts.join('; ')}${more}`;
+  }
+  return e.message;
+}
+
+interface ValidationDetail {
+  pointer?: string;
+  property?: string;
+  message?: string;
+}
+
+function validationPart(d: ValidationDetail): string {
+  const path = (d.pointer ?? '/').replace(/^\//, '').replace(/\//g, '.');
+  const msg = d.message ?? 'is invalid';
+  const text = path ? `${path} ${msg}` : msg;
+  return d.property && !msg.includes(d.property) ? `${text}: ${d.property}` : text;
 }
 
 export function errorCode(error: unknown): string | undefined {
   return (error as Partial<ApiErrorBody> | undefined)?.error?.code;
 }
+
+export type ActionRecord = Ok<'getActionsId'>;

@@ -1,0 +1,217 @@
+// The notification policy (spec: Notification rules 1-10) as one pure function: what a trigger is,
+// which rule applies, and for every channel whether it is chosen or skipped and why. The `notify` role
+// uses it to decide, the API to explain (api/NOTIFICATIONS.md has the same table in words).
+import { createHash } from 'node:crypto';
+import { NOTIFY_CHANNELS, severityRank, type NotifyChannel, type NotifyRule, type Severity } from '@watchpost/schemas';
+import { effectiveSeverity, isHidden, type TypeSettings } from '../type-settings.ts';
+import { sliceWhole } from '../pg-safe.ts';
+
+export interface NotifyPolicy {
+  minSeverity: Severity;
+  channels: NotifyChannel[];
+}
+
+/** Where each channel can deliver (from its configuration); no secrets here. */
+export interface ChannelTargets {
+  chat: { enabled: boolean; destinations: { id: string; routes: string[] }[] };
+  webhook: { enabled: boolean; destinations: { id: string }[] };
+  email: { enabled: boolean; recipients: string[] };
+  /** devices that can receive a push (enrolled, not revoked, with a subscription) */
+  push: { enabled: boolean; devices: number };
+}
+
+export type Trigger =
+  | { kind: 'event'; type: string; severity: string; routing?: string }
+  | { kind: 'problem'; severity: Severity; /** the problem's type: hidden types and severity overrides apply */ type?: string }
+  | { kind: 'daily_report'; recipients: string[] }
+  | { kind: 'login_lockout' };
+
+export interface Route {
+  channel: NotifyChannel;
+  /** Destination id; '' when the channel was skipped as a whole. */
+  destination: string;
+  chosen: boolean;
+  reason: string;
+}
+
+export interface Decision {
+  /** null: nothing is sent. */
+  rule: NotifyRule | null;
+  reason: string;
+  /** The event's severity after the per-type override (events only). */
+  severity?: Severity;
+  routes: Route[];
+}
+
+export const LOGIN_SUCCESS_TYPES = new Set(['ssh.login.success', 'rdp.login.success']);
+
+/** The chat-routing attribute of an `agent.lifecycle` event: `details.chat_route`, else the agent's product. */
+export function chatRouteOf(event: { source?: { product?: string }; details?: Record<string, unknown> }): string {
+  const r = event.details?.chat_route;
+  return typeof r === 'string' && r.trim() !== '' ? sliceWhole(r.trim(), 128) : (event.source?.product ?? '');
+}
+
+/** How a rule treats each channel. */
+interface Plan {
+  rule: NotifyRule;
+  reason: string;
+  /** Channels used even when not in the policy's list (and whatever the minimum). */
+  forced: NotifyChannel[];
+  /** The policy's channels apply (false: only the forced ones). */
+  policyChannels: boolean;
+  /** Channels that never carry this kind of notification, with why. */
+  never?: Partial<Record<NotifyChannel, string>>;
+  /** agent.lifecycle: chat destinations are filtered by their routes. */
+  routing?: string;
+  /** After the per-type override (events and typed problems). */
+  severity?: Severity;
+}
+
+function plan(
+  trigger: Trigger,
+  policy: NotifyPolicy,
+  ts: TypeSettings,
+): Plan | { rule: null; reason: string; severity?: Severity } {
+  const atOrAbove = (s: Severity) => severityRank(s) >= severityRank(policy.minSeverity);
+  switch (trigger.kind) {
+    case 'login_lockout':
+      return {
+        rule: 'login_lockout',
+        reason: 'login rate limit reached (authentication rule 5): chat',
+        forced: ['chat'],
+        policyChannels: false,
+      };
+    case 'daily_report':
+      // Recipients named for the report (SERVICE_DAILY_REPORT_RECIPIENTS) get it by e-mail even when the
+      // policy's channels leave e-mail out: the operator asked for exactly that.
+      return {
+        rule: 'daily_report',
+        reason: `daily report (rule 6): regardless of the minimum severity${trigger.recipients.length > 0 ? '; e-mail to the report recipients' : ''}`,
+        forced: trigger.recipients.length > 0 ? ['email'] : [],
+        policyChannels: true,
+        never: { push: 'reports are not pushed to phones' },
+      };
+    case 'problem': {
+      // Problems of a hidden type are not shown anywhere (rule 10): nobody is woken for them either.
+      if (trigger.type !== undefined && isHidden(ts, trigger.type))
+        return { rule: null, reason: `problem type ${trigger.type} is hidden (rule 10)` };
+      const severity = trigger.type === undefined ? trigger.severity : effectiveSeverity(ts, trigger.type, trigger.severity);
+      return atOrAbove(severity)
+        ? {
+            rule: 'new_problem',
+            reason: `new problem, ${severity} >= minimum ${policy.minSeverity} (rule 2)`,
+            forced: [],
+            policyChannels: true,
+            severity,
+          }
+        : { rule: null, reason: `new problem below the minimum severity (${severity} < ${policy.minSeverity})`, severity };
+    }
+  }
+  const type = trigger.type;
+  if (isHidden(ts, type)) return { rule: null, reason: `event type ${type} is hidden (rule 10)` };
+  const severity = effectiveSeverity(ts, type, trigger.severity);
+  const above = atOrAbove(severity);
+  const withSeverity = <T extends object>(p: T) => ({ ...p, severity });
+  if (type === 'agent.lifecycle')
+    return withSeverity({
+      rule: 'agent_lifecycle' as const,
+      reason: `agent.lifecycle is always notified (rule 4), chat routed by "${trigger.routing ?? ''}"`,
+      forced: ['chat' as const],
+      policyChannels: true,
+      routing: trigger.routing ?? '',
+    });
+  if (type.startsWith('report.daily.'))
+    return withSeverity({
+      rule: 'agent_daily_report' as const,
+      reason: 'agent daily report (rule 6): regardless of the minimum severity',
+      forced: [],
+      policyChannels: true,
+      never: { push: 'reports are not pushed to phones' },
+    });
+  if (LOGIN_SUCCESS_TYPES.has(type))
+    return withSeverity({
+      rule: 'login_success' as const,
+      reason: `${type} goes to chat whatever the minimum (rule 3)${above ? '; at or above the minimum: policy channels too' : ''}`,
+      forced: ['chat' as const],
+      policyChannels: above,
+    });
+  if (type.startsWith('rdg.connection.'))
+    return withSeverity({
+      rule: 'gateway_connection' as const,
+      reason: `${type} goes to chat whatever the minimum (rule 5)${above ? '; at or above the minimum: policy channels too' : ''}`,
+      forced: ['chat' as const],
+      policyChannels: above,
+    });
+  if (above)
+    return withSeverity({
+      rule: 'min_severity' as const,
+      reason: `severity ${severity} >= minimum ${policy.minSeverity} (rule 1)`,
+      forced: [],
+      policyChannels: true,
+    });
+  return { rule: null, reason: `severity ${severity} below the minimum ${policy.minSeverity} (rule 1)`, severity };
+}
+
+/** Decides one trigger: pure, so it is table-tested and the API can explain any event with it. */
+export function decide(trigger: Trigger, policy: NotifyPolicy, targets: ChannelTargets, ts: TypeSettings): Decision {
+  const p = plan(trigger, policy, ts);
+  const severity = 'severity' in p ? p.severity : undefined;
+  if (p.rule === null) {
+    return {
+      rule: null,
+      reason: p.reason,
+      ...(severity ? { severity } : {}),
+      routes: NOTIFY_CHANNELS.map((channel) => ({ channel, destination: '', chosen: false, reason: p.reason })),
+    };
+  }
+  const routes: Route[] = [];
+  const skip = (channel: NotifyChannel, reason: string) => routes.push({ channel, destination: '', chosen: false, reason });
+  for (const channel of NOTIFY_CHANNELS) {
+    const forced = p.forced.includes(channel);
+    const never = p.never?.[channel];
+    if (never) {
+      skip(channel, never);
+      continue;
+    }
+    if (!forced && !(p.policyChannels && policy.channels.includes(channel))) {
+      skip(channel, p.policyChannels ? 'not in the policy channels' : `rule ${p.rule} uses only ${p.forced.join(', ')}`);
+      continue;
+    }
+    if (!targets[channel].enabled) {
+      skip(channel, 'channel disabled in its configuration');
+      continue;
+    }
+    const why = forced ? `rule ${p.rule}` : 'policy channel';
+    if (channel === 'chat') {
+      const dests = targets.chat.destinations;
+      if (dests.length === 0) skip(channel, 'no chat destinations configured');
+      for (const d of dests) {
+        if (p.routing !== undefined && d.routes.length > 0 && !d.routes.includes(p.routing))
+          routes.push({
+            channel,
+            destination: d.id,
+            chosen: false,
+            reason: `routes ${d.routes.join(', ')} do not include "${p.routing}"`,
+          });
+        else routes.push({ channel, destination: d.id, chosen: true, reason: why });
+      }
+    } else if (channel === 'email') {
+      const to = trigger.kind === 'daily_report' && trigger.recipients.length > 0 ? trigger.recipients : targets.email.recipients;
+      if (to.length === 0) skip(channel, 'no e-mail recipients configured');
+      for (const r of to) routes.push({ channel, destination: r, chosen: true, reason: why });
+    } else if (channel === 'webhook') {
+      if (targets.webhook.destinations.length === 0) skip(channel, 'no webhook URL configured');
+      for (const d of targets.webhook.destinations) routes.push({ channel, destination: d.id, chosen: true, reason: why });
+    } else if (targets.push.devices === 0) {
+      skip(channel, 'no devices enrolled for push');
+    } else {
+      routes.push({ channel, destination: 'devices', chosen: true, reason: why });
+    }
+  }
+  return { rule: p.rule, reason: p.reason, ...(severity ? { severity } : {}), routes };
+}
+
+/** The BullMQ job id of one delivery: the same trigger, channel and destination always give the same id. */
+export function deliveryId(subjectKey: string, channel: NotifyChannel, destination: string): string {
+  return createHash('sha256').update(`${subjectKey}\u0000${channel}\u0000${destination}`).digest('hex').slice(0, 32);
+}

@@ -1,0 +1,326 @@
+// Remote actions in a real browser against the real API, the real `actions` worker role and a
+// WS-Management test double over a real socket (testkit/src/wsman-double.ts): host page (WinRM test,
+// sessions and log-off, SSH check failure with its reason, agent update, outdated flag), event page
+// (terminate an RDP session; gateway qwinsta and log-off as a monitor), Settings → Remote access
+// (NTLM chosen there, password never shown, a wrong password refused with the WinRM reason, git test
+// of unsaved values). The double speaks NTLM, so every WinRM action here authenticates with it.
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { makeEnvelope } from '@watchpost/testkit';
+import { addUser } from '@watchpost/testkit/api';
+import {
+  createTestGitRepo,
+  insertHost,
+  startActionsWorker,
+  startWsmanDouble,
+  wsmanDoubleEnv,
+  type DoubleSession,
+  type TestGitRepo,
+  type WsmanDouble,
+} from '@watchpost/testkit/actions';
+import { launchChromium } from './chromium.ts';
+import { startWebServer, type WebServer } from './server.ts';
+import { axeSerious, DESKTOP, loginAs, screenshots } from './pages.ts';
+
+const WIN_USER = 'CORP\\svc-watchpost';
+const WIN_PASSWORD = 'win-Pa55"word&';
+
+let srv: WebServer;
+let win: WsmanDouble;
+let repo: TestGitRepo;
+let worker: Awaited<ReturnType<typeof startActionsWorker>>;
+let browser: Browser;
+let page: Page;
+let winHost: number;
+let linuxHost: number;
+const ev = { rdp: '', gateway: '' };
+const pageErrors: string[] = [];
+
+const SESSIONS: DoubleSession[] = [
+  { session_name: 'services', username: '', id: 0, state: 'Disc' },
+  { session_name: 'console', username: 'Administrator', id: 1, state: 'Active' },
+  { session_name: 'rdp-tcp#12', username: 'alice', id: 2, state: 'Active' },
+  { session_name: '', username: 'bob', id: 3, state: 'Disc' },
+];
+const resetSessions = () => win.sessions.splice(0, win.sessions.length, ...SESSIONS.map((s) => ({ ...s })));
+
+const closedPort = () =>
+  new Promise<number>((resolve) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+
+const text = async (p: Page, sel: string) => (await p.innerText(sel)).replace(/\s+/g, ' ').trim();
+
+/** Waits until the action shown under `testid` finished; returns its status, result and error text. */
+async function outcome(p: Page, testid: string, timeout = 20_000) {
+  await p.waitForFunction(
+    (id) => /^(succeeded|failed)$/.test(document.querySelector(`[data-testid=${id}-status]`)?.textContent?.trim() ?? ''),
+    testid,
+    { timeout },
+  );
+  const opt = async (sel: string) => ((await p.locator(sel).count()) ? text(p, sel) : '');
+  return {
+    status: await text(p, `[data-testid=${testid}-status]`),
+    result: await opt(`[data-testid=${testid}-result]`),
+    error: await opt(`[data-testid=${testid}-error]`),
+  };
+}
+
+/** Clicks the dialog's positive button (naive-ui confirm). */
+async function confirm(p: Page, button: string) {
+  const dialog = p.locator('.n-dialog');
+  await dialog.waitFor();
+  await dialog.locator(`button:has-text("${button}")`).click();
+}
+
+beforeAll(async () => {
+  win = await startWsmanDouble({ username: WIN_USER, password: WIN_PASSWORD, auth: 'ntlm' });
+  repo = createTestGitRepo();
+  repo.commit({ 'install.ps1': 'Write-Output installed\r\n' }, { tag: 'v5.0.0' });
+  repo.commit({ 'install.ps1': 'Write-Output installed 5.1\r\n' }, { tag: 'v5.1.0' });
+  srv = await startWebServer('web_actions', {
+    SERVICE_WINRM_USERNAME: WIN_USER,
+    ...wsmanDoubleEnv(win),
+    SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
+    SERVICE_ACTION_TIMEOUT_MS: '3000',
+    SERVICE_ACTION_WAIT_MS: '6000',
+    SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS: 'true',
+    SERVICE_SSH_USERNAME: 'watchpost',
+    // the double does not download the bundle (windows-update.int.test.ts does)
+    SERVICE_PUBLIC_URL: 'http://127.0.0.1:9',
+    SERVICE_SSH_PORT: String(await closedPort()),
+  });
+  worker = await startActionsWorker(srv.h.config);
+  const [b] = await Promise.all([
+    launchChromium(),
+    addUser(srv.h, 'ada', 'admin', 'ada-admin-password-1'),
+    addUser(srv.h, 'mona', 'monitor', 'mona-monitor-password-1'),
+  ]);
+  browser = b;
+  winHost = await insertHost(srv.h.stores.pg, {
+    hostname: 'win-01',
+    product: 'rdp-login-monitor',
+    version: '5.0.0',
+    address: '127.0.0.1',
+  });
+  linuxHost = await insertHost(srv.h.stores.pg, {
+    hostname: 'lin-01',
+    product: 'ssh-monitor',
+    version: '2.0.0',
+    address: '127.0.0.1',
+  });
+  const windows = { product: 'rdp-login-monitor' as const, product_version: '5.0.0', agent_instance_id: 'w1' };
+  const envs = [
+    makeEnvelope({
+      type: 'rdp.login.success',
+      source: windows,
+      host: { hostname: 'win-01', os_family: 'windows' },
+      details: { user: 'CORP\\alice' },
+    }),
+    makeEnvelope({
+      type: 'rdg.connection.success',
+      source: windows,
+      host: { hostname: 'gw-01', os_family: 'windows' },
+      details: { user: 'CORP\\bob', internal_address: '127.0.0.1:3389' },
+    }),
+  ];
+  await srv.store(envs);
+  [ev.rdp, ev.gateway] = envs.map((e) => e.event.event_id) as [string, string];
+  const ctx = await browser.newContext({ viewport: DESKTOP });
+  page = await ctx.newPage();
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await loginAs(page, srv.url, 'ada', 'ada-admin-password-1');
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await worker?.close();
+  await srv?.close();
+  await win?.close();
+  repo?.close();
+});
+
+describe('remote actions in the browser', () => {
+  it('settings: NTLM and a write-only password; a wrong one is refused with the WinRM reason on the host page', async () => {
+    await page.goto(`${srv.url}/settings/remote-access`);
+    await page.waitForSelector('[data-testid=winrm-form]');
+    expect(await page.inputValue('#winrm-user-input')).toBe(WIN_USER);
+    expect(await text(page, '[data-testid=winrm-password-state]')).toBe('not set');
+    expect(await text(page, '[data-testid=winrm-auth]')).toBe('Basic');
+    await page.click('[data-testid=winrm-auth]');
+    await page.click('.n-base-select-option:has-text("NTLM")');
+    await page.fill('#winrm-password-input', 'not-the-password');
+    await page.click('button:has-text("Save Windows administrator")');
+    await page.waitForFunction(
+      () => document.querySelector('[data-testid=winrm-password-state]')?.textContent?.trim() === 'set here',
+    );
+    expect(await page.inputValue('#winrm-password-input')).toBe('');
+    await page.reload();
+    await page.waitForSelector('[data-testid=winrm-form]');
+    expect(await page.content()).not.toContain('not-the-password');
+    expect(await text(page, '[data-testid=winrm-auth]')).toBe('NTLM');
+    // Plain HTTP is allowed here (the double speaks HTTP); switched off, the form says HTTP is refused.
+    const plain = page.locator('[data-testid=winrm-allow-unencrypted]');
+    expect(await plain.getAttribute('aria-checked')).toBe('true');
+    expect(await page.locator('[data-testid=winrm-http-refused]').count()).toBe(0);
+    await plain.click();
+    await page.waitForSelector('[data-testid=winrm-http-refused]');
+    await plain.click();
+    await page.waitForSelector('[data-testid=winrm-http-refused]', { state: 'detached' });
+    await screenshots(page, '20-remote-access');
+    expect(await axeSerious(page)).toEqual([]);
+
+    await page.goto(`${srv.url}/hosts/${winHost}`);
+    await page.click('button:has-text("Test WinRM")');
+    const refused = await outcome(page, 'winrm-test');
+    expect(refused.status).toBe('failed');
+    expect(refused.error).toMatch(/authentication refused \(HTTP 401\) for CORP\\svc-watchpost/);
+    expect(win.authLog).toEqual(['challenge', 'refused: wrong password']);
+
+    await page.goto(`${srv.url}/settings/remote-access`);
+    await page.waitForSelector('[data-testid=winrm-form]');
+    await page.fill('#winrm-password-input', WIN_PASSWORD);
+    await page.click('button:has-text("Save Windows administrator")');
+    await page.waitForSelector('.n-message:has-text("Windows administrator saved")');
+  });
+
+  it('host page: WinRM test, sessions, log-off of one session, the record of each action', async () => {
+    resetSessions();
+    await page.goto(`${srv.url}/hosts/${winHost}`);
+    await page.click('button:has-text("Test WinRM")');
+    const test = await outcome(page, 'winrm-test');
+    expect(test).toMatchObject({ status: 'succeeded', error: '' });
+    expect(test.result).toContain(`WinRM works: ${win.hostname} answered at`);
+    expect(win.authLog.at(-1)).toBe('authenticated CORP\\svc-watchpost');
+
+    await page.click('button:has-text("List sessions")');
+    await page.waitForSelector('[data-testid=sessions-table] tr[data-session-id="3"]');
+    expect(await text(page, '[data-testid=sessions-table]')).toMatch(/2 rdp-tcp#12 alice Active.*3 — bob Disc/);
+    await page.click('button[aria-label="Log off session 3 (bob)"]');
+    await confirm(page, 'Log off');
+    expect(await outcome(page, 'logoff')).toEqual({ status: 'succeeded', result: 'Session 3 logged off.', error: '' });
+    // The list is read again after the log-off.
+    await page.waitForFunction(() => !document.querySelector('[data-testid=sessions-table] tr[data-session-id="3"]'));
+    expect(win.sessions.map((s) => s.username)).not.toContain('bob');
+    await page.waitForFunction(() =>
+      document.querySelector('[data-testid=recent-actions]')?.textContent?.includes('winrm.logoff'),
+    );
+    expect(await text(page, '[data-testid=recent-actions]')).toMatch(/succeeded winrm\.sessions ada/);
+    await screenshots(page, '21-host-actions');
+    expect(await axeSerious(page)).toEqual([]);
+  });
+
+  it('host page: a failed SSH check shows its reason; the agent update shows the version read back', async () => {
+    await page.goto(`${srv.url}/hosts/${linuxHost}`);
+    await page.click('button:has-text("Check SSH admin")');
+    const ssh = await outcome(page, 'ssh-check');
+    expect(ssh.status).toBe('failed');
+    expect(ssh.error.length).toBeGreaterThan(5);
+    const failed = await srv.h.stores.pg.query<{ error: string }>(
+      `SELECT error FROM actions WHERE kind = 'ssh.check' ORDER BY id DESC LIMIT 1`,
+    );
+    expect(ssh.error).toBe(failed.rows[0]!.error.replace(/\s+/g, ' ').trim());
+
+    // Windows update: the double answers the script as install.ps1 and VERSION would (the download itself
+    // is covered by processors/src/actions/windows-update.int.test.ts).
+    await page.goto(`${srv.url}/settings/remote-access`);
+    await page.waitForSelector('[data-testid=repo-windows]');
+    await page.fill('#repo-windows-url', repo.url);
+    await page.fill('#repo-windows-branch', 'main');
+    await page.locator('[data-testid=repo-windows] button:has-text("Save")').click();
+    await page.waitForSelector('.n-message:has-text("Agent updates (windows) saved")');
+    win.onPowerShell = async () => ({ stdout: 'installed\r\n5.1.0\r\n', exitCode: 0 });
+    await page.goto(`${srv.url}/hosts/${winHost}`);
+    await page.click('button:has-text("Update agent")');
+    await confirm(page, 'Update agent');
+    const update = await outcome(page, 'agent-update');
+    expect(update).toMatchObject({ status: 'succeeded', error: '' });
+    expect(update.result).toBe('Agent windows now at version 5.1.0');
+  });
+
+  it('settings: "Test git connection" tests the unsaved form values; hosts older than the newest tag are flagged outdated', async () => {
+    await srv.h.stores.pg.query(`UPDATE hosts SET product_version = '5.0.0' WHERE id = $1`, [winHost]);
+    await page.goto(`${srv.url}/settings/remote-access`);
+    await page.waitForSelector('[data-testid=repo-linux]');
+    await page.fill('#repo-linux-url', `${repo.url}-missing`);
+    await page.locator('[data-testid=repo-linux] button:has-text("Test git connection")').click();
+    const missing = await outcome(page, 'git-test-linux');
+    expect(missing.status).toBe('failed');
+    expect(missing.error).toMatch(/agent\.git-missing/);
+    await page.fill('#repo-linux-url', repo.url);
+    await page.locator('[data-testid=repo-linux] button:has-text("Test git connection")').click();
+    const found = await outcome(page, 'git-test-linux');
+    expect(found).toMatchObject({ status: 'succeeded', error: '' });
+    expect(found.result).toMatch(/branch found; latest release 5\.1\.0 \(2 tags\)/);
+    // Nothing was saved by the test.
+    const r = await srv.h.stores.pg.query<{ value: { linux?: unknown } }>(
+      `SELECT value FROM settings WHERE key = 'actions.agent_update'`,
+    );
+    expect(r.rows[0]?.value.linux).toBeUndefined();
+    await screenshots(page, '22-remote-access-git');
+
+    // The windows repository saved in the previous test: its newest tag is read by the worker.
+    await expect
+      .poll(
+        async () => {
+          await page.reload();
+          await page.waitForSelector('[data-testid=repo-windows-latest]');
+          return text(page, '[data-testid=repo-windows-latest]');
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toMatch(/^5\.1\.0 read /);
+    await page.goto(`${srv.url}/hosts?search=win-01`);
+    await page.waitForSelector('.n-data-table-tbody tr .badge.outdated');
+    await page.goto(`${srv.url}/hosts/${winHost}`);
+    await page.waitForSelector('[data-testid=host-outdated]');
+    expect(await text(page, '[data-testid=host-outdated]')).toBe('outdated (latest 5.1.0)');
+  });
+
+  it('event page: terminate the session of an rdp.login.success user', async () => {
+    resetSessions();
+    await page.goto(`${srv.url}/events/${ev.rdp}`);
+    await page.click('button:has-text("Terminate session of CORP\\\\alice")');
+    await confirm(page, 'Terminate');
+    expect(await outcome(page, 'terminate')).toEqual({ status: 'succeeded', result: 'Logged off session(s): 2', error: '' });
+    expect(win.sessions.map((s) => s.username)).not.toContain('alice');
+    await screenshots(page, '23-event-terminate');
+    expect(await axeSerious(page)).toEqual([]);
+  });
+
+  it('gateway event: a monitor lists the sessions behind the gateway and logs one off', async () => {
+    resetSessions();
+    const ctx = await browser.newContext({ viewport: DESKTOP });
+    const p = await ctx.newPage();
+    p.on('pageerror', (e) => pageErrors.push(e.message));
+    await loginAs(p, srv.url, 'mona', 'mona-monitor-password-1');
+    await p.goto(`${srv.url}/events/${ev.gateway}`);
+    await p.click('button:has-text("Sessions on the target host")');
+    await p.waitForSelector('[data-testid=gateway-sessions-result] tr[data-session-id="2"]');
+    expect(await text(p, '[data-testid=gateway-sessions-result]')).toMatch(/Host win-01.*alice/);
+    await p.click('button[aria-label="Log off session 2 (alice)"]');
+    await confirm(p, 'Log off');
+    expect(await outcome(p, 'gateway-logoff')).toEqual({ status: 'succeeded', result: 'Logged off session(s): 2', error: '' });
+    await p.waitForFunction(() => !document.querySelector('[data-testid=gateway-sessions-result] tr[data-session-id="2"]'));
+    // The event user's own sessions (bob) in one go.
+    await p.click('button:has-text("Log off CORP\\\\bob on the target host")');
+    await confirm(p, 'Log off');
+    await p.waitForFunction(() =>
+      document.querySelector('[data-testid=gateway-logoff-result]')?.textContent?.includes('Logged off session(s): 3'),
+    );
+    expect(win.sessions.map((s) => s.username)).toEqual(['', 'Administrator']);
+    // A monitor gets no RDP terminate button (admins only).
+    await p.goto(`${srv.url}/events/${ev.rdp}`);
+    await p.waitForSelector('h1');
+    expect(await p.locator('button:has-text("Terminate session")').count()).toBe(0);
+    await screenshots(p, '24-gateway-monitor');
+    expect(await axeSerious(p)).toEqual([]);
+    await ctx.close();
+    expect(pageErrors).toEqual([]);
+  });
+});

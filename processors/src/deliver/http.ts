@@ -1,0 +1,56 @@
+// One outbound HTTP POST with a deadline; the answer's body is read up to 4 KiB (enough to report).
+import http from 'node:http';
+import https from 'node:https';
+import { checkUrl, guardedLookup } from './ssrf.ts';
+import { DeliveryError } from './errors.ts';
+
+export interface PostOptions {
+  headers?: Record<string, string>;
+  timeoutMs: number;
+  /** SSRF guard with this allow list (webhooks); undefined: no guard (admin-set provider APIs). */
+  guard?: string[];
+}
+
+export async function post(url: string, body: string, opts: PostOptions): Promise<{ status: number; body: string }> {
+  let u: URL;
+  try {
+    u = new URL(url);
+  } catch {
+    throw new DeliveryError(`not a valid URL`, true);
+  }
+  if (opts.guard)
+    await checkUrl(u, opts.guard).catch((err: Error) => {
+      throw new DeliveryError(err.message, true);
+    });
+  const mod = u.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const req = mod.request(
+      u,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...opts.headers },
+        ...(opts.guard ? { lookup: guardedLookup(opts.guard, opts.guard.includes(u.hostname)) } : {}),
+        signal: AbortSignal.timeout(opts.timeoutMs),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (c: Buffer) => {
+          if (size < 4096) chunks.push(c);
+          size += c.length;
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8').slice(0, 4096) }),
+        );
+        res.on('error', reject);
+      },
+    );
+    req.on('error', (err) => {
+      if (err.name === 'SsrfRefused') reject(new DeliveryError(err.message, true));
+      else if (err.name === 'AbortError' || err.name === 'TimeoutError')
+        reject(new DeliveryError(`no answer within ${opts.timeoutMs} ms`, false));
+      else reject(new DeliveryError(`${err.message}`, false));
+    });
+    req.end(body);
+  });
+}

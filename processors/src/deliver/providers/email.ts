@@ -1,0 +1,54 @@
+// E-mail over SMTP with nodemailer: TLS from the start (`tls`, port 465), STARTTLS required
+// (`starttls`, port 587) or plain (`none`, for a relay on the local network). HTML and text parts.
+import nodemailer from 'nodemailer';
+import type { EmailConfig } from '@watchpost/core';
+import { DeliveryError } from '../errors.ts';
+import type { Provider } from './provider.ts';
+
+const TIMEOUT_MS = 20_000;
+
+function transport(cfg: EmailConfig) {
+  return nodemailer.createTransport({
+    host: cfg.host,
+    port: cfg.port,
+    secure: cfg.security === 'tls',
+    requireTLS: cfg.security === 'starttls',
+    ignoreTLS: cfg.security === 'none',
+    ...(cfg.user ? { auth: { user: cfg.user, pass: cfg.password ?? '' } } : {}),
+    tls: { rejectUnauthorized: cfg.verifyTls },
+    connectionTimeout: TIMEOUT_MS,
+    greetingTimeout: TIMEOUT_MS,
+    socketTimeout: TIMEOUT_MS,
+  });
+}
+
+export const emailProvider: Provider = {
+  channel: 'email',
+  destinations: (c) => c.email.recipients,
+  async send({ job, rendered, configs }) {
+    const cfg = configs.email;
+    if (!cfg.host) throw new DeliveryError('no SMTP host configured', true);
+    const t = transport(cfg);
+    try {
+      const info = await t.sendMail({
+        from: cfg.from,
+        to: job.destination,
+        subject: rendered.title,
+        text: rendered.text,
+        html: `<!doctype html><html><body>${rendered.emailHtml}</body></html>`,
+        // The same Message-ID on a repeat (a worker killed after the server accepted it) lets mail
+        // stores and clients that drop duplicate ids show it once.
+        messageId: `<${job.delivery_id}@watchpost.invalid>`,
+        headers: { 'X-Watchpost-Delivery': job.delivery_id },
+      });
+      return `smtp ${info.response}`.slice(0, 300);
+    } catch (err) {
+      const e = err as Error & { responseCode?: number; code?: string };
+      // 5xx SMTP replies (unknown mailbox, refused sender, auth failed) are permanent; 4xx and network errors are not.
+      const final = (e.responseCode !== undefined && e.responseCode >= 500) || e.code === 'EAUTH';
+      throw new DeliveryError(`SMTP: ${e.message}`, final);
+    } finally {
+      t.close();
+    }
+  },
+};

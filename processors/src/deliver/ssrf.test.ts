@@ -1,0 +1,76 @@
+// The webhook SSRF guard: addresses that are not globally routable are refused (literal, resolved,
+// v4-mapped) unless allow-listed; a refused URL is a final failure, never a connection.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { refusal } from './ssrf.ts';
+import { post } from './http.ts';
+import { DeliveryError } from './errors.ts';
+
+let port = 0;
+let hits = 0;
+const server = createServer((_req, res) => {
+  hits++;
+  res.end('ok');
+});
+beforeAll(async () => {
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  port = (server.address() as AddressInfo).port;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe('SSRF guard', () => {
+  it.each([
+    ['127.0.0.1', /loopback/],
+    ['127.1.2.3', /loopback/],
+    ['::1', /loopback/],
+    ['0.0.0.0', /unspecified/],
+    ['10.1.2.3', /private/],
+    ['172.16.0.1', /private/],
+    ['192.168.1.1', /private/],
+    ['169.254.169.254', /linkLocal/],
+    ['fe80::1', /linkLocal/],
+    ['fd00::1', /uniqueLocal/],
+    ['100.64.0.1', /carrierGradeNat/],
+    ['224.0.0.1', /multicast/],
+    ['::ffff:127.0.0.1', /loopback/],
+    ['::ffff:169.254.169.254', /linkLocal/],
+  ])('refuses %s', (ip, why) => {
+    expect(refusal(ip, [])).toMatch(why);
+  });
+
+  it.each(['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '8.8.8.8'])('lets the public address %s through', (ip) => {
+    expect(refusal(ip, [])).toBeNull();
+  });
+
+  it('an allow list of addresses or CIDRs opens exactly those', () => {
+    expect(refusal('10.1.2.3', ['10.0.0.0/8'])).toBeNull();
+    expect(refusal('10.1.2.3', ['10.9.9.9'])).toMatch(/private/);
+    expect(refusal('127.0.0.1', ['127.0.0.1'])).toBeNull();
+    expect(refusal('::1', ['127.0.0.0/8'])).toMatch(/loopback/);
+  });
+
+  it('refuses before connecting: literal addresses, names resolving to loopback, metadata, other schemes', async () => {
+    const before = hits;
+    for (const url of [
+      `http://127.0.0.1:${port}/x`,
+      `http://localhost:${port}/x`,
+      `http://[::ffff:127.0.0.1]:${port}/x`,
+      'http://169.254.169.254/latest/meta-data/',
+      `http://2130706433:${port}/x`, // 127.0.0.1 as a decimal host
+    ]) {
+      const err = await post(url, '{}', { timeoutMs: 2000, guard: [] }).catch((e: unknown) => e);
+      expect(err, url).toBeInstanceOf(DeliveryError);
+      expect((err as DeliveryError).final, url).toBe(true);
+      expect((err as Error).message, url).toMatch(/SSRF guard/);
+    }
+    expect(hits).toBe(before);
+    const ftp = await post('ftp://example.org/x', '{}', { timeoutMs: 2000, guard: [] }).catch((e: unknown) => e);
+    expect((ftp as Error).message).toMatch(/scheme ftp: is not allowed/);
+  });
+
+  it('connects to an allow-listed address or host name', async () => {
+    expect((await post(`http://127.0.0.1:${port}/x`, '{}', { timeoutMs: 2000, guard: ['127.0.0.1'] })).status).toBe(200);
+    expect((await post(`http://localhost:${port}/x`, '{}', { timeoutMs: 2000, guard: ['localhost'] })).status).toBe(200);
+  });
+});

@@ -1,0 +1,95 @@
+// Message templates, one rendering per subject: a title (chat first line, e-mail subject), a plain
+// text (Slack, e-mail text part) and an HTML body (Telegram's HTML subset, e-mail). Short lines that
+// read well on a phone: what, where, who, when, and the id to look it up.
+import type { NotificationSubject, NotifyRule } from '@watchpost/schemas';
+
+export interface Rendered {
+  title: string;
+  text: string;
+  /** Telegram-safe HTML (b, i, code, pre, a only) */
+  chatHtml: string;
+  /** full HTML document body for e-mail */
+  emailHtml: string;
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+const SEV_MARK: Record<string, string> = { critical: '🔴', high: '🟠', warning: '🟡', info: '🔵' };
+
+function lines(title: string, fields: [string, string | undefined][], footer?: string): Rendered {
+  const present = fields.filter((f): f is [string, string] => Boolean(f[1]));
+  const text = [title, ...present.map(([k, v]) => `${k}: ${v}`), ...(footer ? ['', footer] : [])].join('\n');
+  const chatHtml = [
+    `<b>${escapeHtml(title)}</b>`,
+    ...present.map(([k, v]) => `${escapeHtml(k)}: <code>${escapeHtml(v)}</code>`),
+    ...(footer ? ['', escapeHtml(footer)] : []),
+  ].join('\n');
+  const emailHtml =
+    `<h2 style="font-family:sans-serif">${escapeHtml(title)}</h2><table style="font-family:sans-serif;border-collapse:collapse">` +
+    present
+      .map(([k, v]) => `<tr><th align="left" style="padding:2px 12px 2px 0">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`)
+      .join('') +
+    `</table>${footer ? `<p style="font-family:sans-serif">${escapeHtml(footer)}</p>` : ''}`;
+  return { title, text, chatHtml, emailHtml };
+}
+
+const RULE_LABEL: Partial<Record<NotifyRule, string>> = {
+  login_success: 'Login',
+  gateway_connection: 'Gateway',
+  agent_lifecycle: 'Agent',
+};
+
+export function render(subject: NotificationSubject, rule: NotifyRule): Rendered {
+  switch (subject.kind) {
+    case 'event': {
+      const label = RULE_LABEL[rule];
+      const title =
+        `${SEV_MARK[subject.severity] ?? ''} ${label ? `${label}: ` : ''}${subject.title} — ${subject.hostname}`.trim();
+      const r = lines(title, [
+        ['Severity', subject.severity],
+        ['Type', subject.type],
+        ['Host', subject.hostname],
+        ['User', subject.actor_user],
+        ['From', subject.source_ip],
+        ['At', subject.occurred_at],
+        ['Summary', subject.summary.slice(0, 1000)],
+        ['Event', subject.event_id],
+      ]);
+      // Agent daily reports carry their own (sanitised) HTML for e-mail.
+      return subject.html ? { ...r, emailHtml: subject.html } : r;
+    }
+    case 'problem':
+      return lines(`${SEV_MARK[subject.severity] ?? ''} Problem opened: ${subject.title} — ${subject.host}`.trim(), [
+        ['Severity', subject.severity],
+        ['Type', subject.type],
+        ['Host', subject.host],
+        ['Rule', subject.rule],
+        ['Since', subject.created_at],
+        ['Problem', subject.problem_id],
+      ]);
+    case 'daily_report':
+      return {
+        title: subject.title,
+        text: subject.text,
+        chatHtml: `<b>${escapeHtml(subject.title)}</b>\n${escapeHtml(subject.summary)}`,
+        emailHtml: subject.html,
+      };
+    case 'login_lockout':
+      return lines('🔒 Login locked after repeated failures', [
+        ['User', subject.username],
+        ['Address', subject.address],
+        ['At', subject.at],
+      ]);
+    case 'test':
+      return lines(
+        '✅ Test notification from watchpost',
+        [
+          ['Requested by', subject.requested_by],
+          ['At', subject.at],
+        ],
+        'If you can read this, the channel works.',
+      );
+  }
+}

@@ -1,0 +1,118 @@
+// From a batch of events or problems.v1 messages to recorded decisions and queued deliveries. One
+// Postgres statement pair per batch; the deliveries' job ids make a replay of the batch a no-op.
+import sanitizeHtml from 'sanitize-html';
+import {
+  chatRouteOf,
+  decide,
+  enqueueDeliveries,
+  recordDecisions,
+  type ChannelTargets,
+  type DecisionInput,
+  type DeliveryQueues,
+  type NotifyPolicy,
+  type TypeSettings,
+} from '@watchpost/core';
+import type { Config, Pool } from '@watchpost/runtime';
+import type { EventEnvelope, NotificationSubject, ProblemMessage } from '@watchpost/schemas';
+
+/** Agent report HTML kept for e-mail: at most this much, sanitised (spec: authentication rule 7). */
+const MAX_REPORT_HTML = 256 * 1024;
+
+export function sanitizeReportHtml(html: string): string {
+  return sanitizeHtml(html.slice(0, MAX_REPORT_HTML), {
+    allowedTags: sanitizeHtml.defaults.allowedTags.concat(['h1', 'h2']),
+    allowedAttributes: { a: ['href', 'title'], td: ['colspan', 'rowspan', 'align'], th: ['colspan', 'rowspan', 'align'] },
+    allowedSchemes: ['https', 'http', 'mailto'],
+    disallowedTagsMode: 'discard',
+  });
+}
+
+export interface DecideContext {
+  pg: Pool;
+  queues: DeliveryQueues;
+  notify: Config['notify'];
+  policy: NotifyPolicy;
+  targets: ChannelTargets;
+  typeSettings: TypeSettings;
+}
+
+function eventSubject(
+  env: EventEnvelope,
+  severity: NotificationSubject & { kind: 'event' } extends { severity: infer S } ? S : never,
+) {
+  const e = env.event;
+  const details = (e.details ?? {}) as Record<string, unknown>;
+  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v.slice(0, 256) : undefined);
+  const subject: NotificationSubject = {
+    kind: 'event',
+    event_id: e.event_id,
+    type: e.type,
+    severity,
+    hostname: e.host.hostname,
+    title: e.title,
+    summary: e.summary,
+    occurred_at: e.occurred_at,
+    received_at: env.received_at,
+  };
+  const user = str(details.user) ?? str(details.username) ?? str(details.target_user);
+  const ip = str(details.source_ip) ?? str(details.ip) ?? str(details.client_ip);
+  if (user) subject.actor_user = user;
+  if (ip) subject.source_ip = ip;
+  if (e.type.startsWith('report.daily.') && typeof details.html === 'string') subject.html = sanitizeReportHtml(details.html);
+  return subject;
+}
+
+/** Decides a batch of events, records what matched and queues the deliveries. Returns the number queued. */
+export async function notifyEvents(ctx: DecideContext, batch: EventEnvelope[]): Promise<number> {
+  const items: DecisionInput[] = [];
+  const subjects = new Map<string, NotificationSubject>();
+  for (const env of batch) {
+    const e = env.event;
+    const decision = decide(
+      { kind: 'event', type: e.type, severity: e.severity, routing: chatRouteOf(e as Parameters<typeof chatRouteOf>[0]) },
+      ctx.policy,
+      ctx.targets,
+      ctx.typeSettings,
+    );
+    if (decision.rule === null) continue;
+    const key = `event:${e.event_id}`;
+    items.push({ subjectKey: key, subjectKind: 'event', subjectId: e.event_id, decision });
+    subjects.set(key, eventSubject(env, decision.severity ?? 'info'));
+  }
+  return record(ctx, items, subjects);
+}
+
+export async function notifyProblems(ctx: DecideContext, messages: ProblemMessage[]): Promise<number> {
+  const items: DecisionInput[] = [];
+  const subjects = new Map<string, NotificationSubject>();
+  for (const m of messages) {
+    const p = m.problem;
+    const decision = decide({ kind: 'problem', type: p.type, severity: p.severity }, ctx.policy, ctx.targets, ctx.typeSettings);
+    if (decision.rule === null) continue;
+    const key = `problem:${m.message_id || `${p.id}:opened`}`;
+    items.push({ subjectKey: key, subjectKind: 'problem', subjectId: String(p.id), decision });
+    subjects.set(key, {
+      kind: 'problem',
+      problem_id: String(p.id),
+      message_id: m.message_id,
+      type: p.type,
+      severity: p.severity,
+      host: p.host,
+      title: p.title,
+      rule: p.rule,
+      created_at: p.created_at,
+    });
+  }
+  return record(ctx, items, subjects);
+}
+
+export async function record(
+  ctx: Pick<DecideContext, 'pg' | 'queues' | 'notify'>,
+  items: DecisionInput[],
+  subjects: Map<string, NotificationSubject>,
+): Promise<number> {
+  if (items.length === 0) return 0;
+  const queued = await recordDecisions(ctx.pg, items);
+  await enqueueDeliveries(ctx.queues, ctx.notify, queued, (k) => subjects.get(k)!);
+  return queued.length;
+}
