@@ -187,6 +187,7 @@ describe('login rate limit', () => {
     const job = jobs.find((j) => j.data.username === 'victim');
     expect(job?.data).toMatchObject({ kind: 'login_rate_limited', channel: 'chat', username: 'victim', address: addr });
     expect(job!.id).toBe(rateLimitJobId({ username: 'victim', address: addr }, Date.parse(job!.data.at), 900));
+    expect(job!.opts.attempts).toBeGreaterThan(1); // retried if Postgres or Redis blips in the worker
     expect(jobs.filter((j) => j.data.username === 'victim')).toHaveLength(1);
     const audit = await h.deps.pg.query("SELECT action FROM audit_log WHERE target = 'victim' ORDER BY id");
     expect(audit.rows.map((r) => r.action)).toEqual([

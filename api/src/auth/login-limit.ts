@@ -140,7 +140,14 @@ export async function alertRateLimited(
     .add(
       LOGIN_RATE_LIMITED_JOB,
       { kind: 'login_rate_limited', channel: 'chat', username: s.username, address: s.address, at: at.toISOString() },
-      { jobId: rateLimitJobId(s, at.getTime(), lockoutSeconds), removeOnComplete: 1000, removeOnFail: 5000 },
+      {
+        jobId: rateLimitJobId(s, at.getTime(), lockoutSeconds),
+        // The worker turns it into chat deliveries in Postgres: a brief outage there must not drop it.
+        attempts: 8,
+        backoff: { type: 'exponential', delay: 1000 },
+        removeOnComplete: 1000,
+        removeOnFail: 5000,
+      },
     )
     .catch(onError);
 }

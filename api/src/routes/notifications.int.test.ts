@@ -104,6 +104,18 @@ describe('notification settings', () => {
   });
 
   it("test-send goes through the deliver role and answers each provider's answer", async () => {
+    // Chat endpoints pass the SSRF guard too: a loopback Bot API or hook is refused until allowed.
+    const sentBefore = telegram.messages().length;
+    const refused = await call('POST', '/settings/notifications/channels/chat/test', admin);
+    expect(refused.json().results).toEqual(
+      expect.arrayContaining([
+        { destination: 'ops', ok: false, response: expect.stringMatching(/SSRF guard: 127\.0\.0\.1 is a loopback address/) },
+        { destination: 'team', ok: false, response: expect.stringMatching(/SSRF guard: 127\.0\.0\.1 is a loopback address/) },
+      ]),
+    );
+    expect(telegram.messages().length).toBe(sentBefore);
+    const allowed = await call('PUT', '/settings/notifications/channels/chat', admin, { allow: ['127.0.0.1'] });
+    expect(allowed.json()).toMatchObject({ allow: ['127.0.0.1'] });
     const r = await call('POST', '/settings/notifications/channels/chat/test', admin);
     expect(r.statusCode).toBe(200);
     const body = r.json();
@@ -117,10 +129,14 @@ describe('notification settings', () => {
     expect(telegram.messages().at(-1)).toMatchObject({ chat_id: '-100200', text: expect.stringContaining('Test notification') });
     // A webhook to a loopback address is refused by the SSRF guard, and the answer says so.
     const saved = await call('PUT', '/settings/notifications/channels/webhook', admin, {
-      url: `${hook.url}/wh`,
+      url: `${hook.url}/wh?token=url-token-secret`,
       secret: 'a-long-enough-secret',
     });
-    expect(saved.json()).toMatchObject({ url: `${hook.url}/wh`, secret_set: true });
+    expect(saved.json()).toMatchObject({ url: `${hook.url}/wh?token=url-token-secret`, secret_set: true });
+    const logged = await h.deps.pg.query(`SELECT details FROM audit_log WHERE action = 'setting.notify_webhook'`);
+    expect(JSON.stringify(logged.rows)).not.toContain('url-token-secret');
+    expect(JSON.stringify(logged.rows)).not.toContain('a-long-enough-secret');
+    expect(logged.rows.at(-1)?.details).toMatchObject({ url: `${hook.url}/wh?…` });
     const before = hook.requests.length;
     const w = await call('POST', '/settings/notifications/channels/webhook/test', admin);
     expect(w.json().results).toEqual([
@@ -212,7 +228,7 @@ describe('daily reports', () => {
 });
 
 describe('channel settings edge cases', () => {
-  it('hooks from the environment saved from the UI by id keep their URLs; a new SMTP host does not get the old password', async () => {
+  it('hooks from the environment saved from the UI by id keep their URLs; a new SMTP host or a weaker connection does not get the old password', async () => {
     const key = await loadSecretsKey(h.config.actions.secretsKey, h.config.stateDir);
     const env = {
       ...h.config.notify,
@@ -246,6 +262,14 @@ describe('channel settings edge cases', () => {
     expect(await email()).toMatchObject({ host: 'smtp.a.example.org', password: 'pw-a' });
     await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { host: 'smtp.a.example.org', port: 2525 }, 't');
     expect((await email()).password).toBe('pw-a'); // same server: kept
+    await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { security: 'tls' }, 't');
+    expect((await email()).password).toBe('pw-a'); // still encrypted: kept
+    await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { security: 'none' }, 't');
+    expect((await email()).password).toBe(h.config.notify.email.password); // cleartext: not offered
+    await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { security: 'tls', password: 'pw-a2' }, 't');
+    await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { verify_tls: false }, 't');
+    expect((await email()).password).toBe(h.config.notify.email.password); // unverified server: not offered
+    await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { verify_tls: true, password: 'pw-a' }, 't');
     await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { host: 'smtp.b.example.org' }, 't');
     expect(await email()).toMatchObject({ host: 'smtp.b.example.org', password: h.config.notify.email.password });
   });

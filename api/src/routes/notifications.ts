@@ -145,6 +145,13 @@ const channelBodies: Record<NotifyChannel, object> = {
       telegram_api_base: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 512 },
       telegram_token: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9:_-]+$', nullable: true },
       destinations: destinationsInput,
+      allow: {
+        type: 'array',
+        maxItems: 50,
+        items: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:/_-]+$' },
+        description:
+          'addresses, CIDRs or host names the SSRF guard lets through (private and loopback ranges are refused otherwise)',
+      },
     },
   },
   webhook: {
@@ -188,11 +195,22 @@ const channelBodies: Record<NotifyChannel, object> = {
   push: { type: 'object', additionalProperties: false, properties: { enabled: { type: 'boolean' } } },
 };
 
+function withoutCredentials(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.origin}${u.pathname}${u.search ? '?…' : ''}`;
+  } catch {
+    return 'set';
+  }
+}
+
 /** Secrets in an audit entry: only whether they were set, removed or left alone. */
 function auditable(body: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body)) {
     if (['telegram_token', 'secret', 'password'].includes(k)) out[k] = v === null ? 'removed' : 'set';
+    // A webhook URL may carry a token in its query or user part: the log keeps where it points.
+    else if (k === 'url' && typeof v === 'string') out[k] = withoutCredentials(v);
     else if (k === 'destinations' && Array.isArray(v))
       out[k] = (v as Record<string, unknown>[]).map(({ url, ...d }) => ({ ...d, ...(url ? { url: 'set' } : {}) }));
     else out[k] = v;

@@ -84,10 +84,10 @@ describe('notification policy', () => {
     // rule 6: daily reports regardless of the minimum, never pushed
     ['agent daily report', ev('report.daily.ssh', 'info'), 'agent_daily_report', ['webhook:default', 'email:oncall@example.org']],
     [
-      'service daily report to its own recipients',
+      'service daily report to its own recipients, summarised to chat',
       { kind: 'daily_report', recipients: ['boss@example.org'] },
       'daily_report',
-      ['webhook:default', 'email:boss@example.org'],
+      ['chat:ops', 'chat:linux-team', 'webhook:default', 'email:boss@example.org'],
     ],
     [
       'service daily report: its own recipients get e-mail when the policy has only chat',
@@ -97,10 +97,17 @@ describe('notification policy', () => {
       { minSeverity: 'critical', channels: ['chat'] },
     ],
     [
-      'service daily report, no report recipients',
+      "service daily report, no report recipients: the e-mail channel's",
       { kind: 'daily_report', recipients: [] },
       'daily_report',
-      ['webhook:default', 'email:oncall@example.org'],
+      ['chat:ops', 'chat:linux-team', 'webhook:default', 'email:oncall@example.org'],
+    ],
+    [
+      'service daily report when the policy has only webhook: still e-mail and chat',
+      { kind: 'daily_report', recipients: [] },
+      'daily_report',
+      ['chat:ops', 'chat:linux-team', 'webhook:default', 'email:oncall@example.org'],
+      { minSeverity: 'high', channels: ['webhook'] },
     ],
     // authentication rule 5: the login lockout alert -> chat only
     ['login lockout', { kind: 'login_lockout' }, 'login_lockout', ['chat:ops', 'chat:linux-team']],

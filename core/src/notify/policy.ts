@@ -82,12 +82,12 @@ function plan(
         policyChannels: false,
       };
     case 'daily_report':
-      // Recipients named for the report (SERVICE_DAILY_REPORT_RECIPIENTS) get it by e-mail even when the
-      // policy's channels leave e-mail out: the operator asked for exactly that.
+      // The report goes by e-mail (to SERVICE_DAILY_REPORT_RECIPIENTS, else the channel's recipients)
+      // and is summarised to chat whatever the policy's channels; those add webhook.
       return {
         rule: 'daily_report',
-        reason: `daily report (rule 6): regardless of the minimum severity${trigger.recipients.length > 0 ? '; e-mail to the report recipients' : ''}`,
-        forced: trigger.recipients.length > 0 ? ['email'] : [],
+        reason: `daily report (rule 6): regardless of the minimum severity; e-mail${trigger.recipients.length > 0 ? ' to the report recipients' : ''} and a chat summary`,
+        forced: ['email', 'chat'],
         policyChannels: true,
         never: { push: 'reports are not pushed to phones' },
       };

@@ -25,6 +25,8 @@ export interface ChatConfig {
   enabled: boolean;
   telegram: { apiBase: string; token: string | undefined };
   destinations: ChatDestination[];
+  /** Addresses/CIDRs or host names the SSRF guard lets through for chat endpoints. */
+  allow: string[];
 }
 export interface WebhookConfig {
   enabled: boolean;
@@ -69,6 +71,7 @@ interface StoredChat {
   /** The API base the stored token was saved for: a token never goes to another host. */
   telegram_token_base?: string;
   destinations?: StoredChatDestination[];
+  allow?: string[];
 }
 
 /**
@@ -176,6 +179,7 @@ export async function loadChannelConfigs(pg: Pool, env: NotifyConfig, key: Buffe
             routes: d.routes ?? [],
           }))
         : envChatDestinations(env),
+      allow: s.chat.allow ?? env.chat.allow,
     },
     webhook: {
       enabled: s.webhook.enabled ?? true,
@@ -263,6 +267,7 @@ export async function channelConfigView(pg: Pool, env: NotifyConfig, channel: No
         telegram_token_set: telegramToken(s.chat, env, () => 'set') !== undefined,
         destinations: dests,
         source: s.chat.destinations ? 'database' : 'environment',
+        allow: s.chat.allow ?? env.chat.allow,
       };
     }
     case 'webhook':
@@ -299,6 +304,7 @@ export interface ChatInput {
   telegram_token?: string | null;
   /** Replaces the list. A slack destination without `url` keeps the stored URL of the same id. */
   destinations?: { id: string; kind: 'telegram' | 'slack'; chat_id?: string; url?: string; routes?: string[] }[];
+  allow?: string[];
 }
 export interface WebhookInput {
   enabled?: boolean;
@@ -338,6 +344,7 @@ export async function saveChannelConfig(
     const next: StoredChat = { ...s.chat };
     setOrDrop(next, 'enabled', i.enabled);
     setOrDrop(next, 'telegram_api_base', i.telegram_api_base);
+    setOrDrop(next, 'allow', i.allow);
     if (i.telegram_token === null) {
       delete next.telegram_token_enc;
       delete next.telegram_token_base;
@@ -379,9 +386,14 @@ export async function saveChannelConfig(
     const next: StoredEmail = { ...s.email };
     for (const f of ['enabled', 'host', 'port', 'security', 'user', 'from', 'recipients', 'verify_tls'] as const)
       setOrDrop(next, f, i[f]);
-    // A stored password is not offered to a different server unless given again with it.
-    const hostNow = next.host ?? env.email.host;
-    if (i.password === undefined && hostNow !== (s.email.host ?? env.email.host)) delete next.password_enc;
+    // A stored password is not offered to a different server, nor over a weaker connection, unless
+    // given again with the change.
+    const server = (e: StoredEmail) => e.host ?? env.email.host;
+    const encrypted = (e: StoredEmail) => (e.security ?? env.email.security) !== 'none';
+    const verified = (e: StoredEmail) => e.verify_tls ?? env.email.verifyTls;
+    const weaker =
+      server(next) !== server(s.email) || (encrypted(s.email) && !encrypted(next)) || (verified(s.email) && !verified(next));
+    if (i.password === undefined && weaker) delete next.password_enc;
     if (i.password === null) delete next.password_enc;
     else if (i.password !== undefined) next.password_enc = encryptSecret(key, i.password, aad('email', 'password'));
     await writeSetting(pg, channelKey('email'), next, by);

@@ -50,6 +50,7 @@ beforeAll(async () => {
     NOTIFY_WEBHOOK_URL: `${webhook.url}/hook`,
     NOTIFY_WEBHOOK_SECRET: SECRET,
     NOTIFY_WEBHOOK_ALLOW: '127.0.0.1',
+    NOTIFY_CHAT_ALLOW: '127.0.0.1',
     SMTP_HOST: '127.0.0.1',
     SMTP_PORT: String(smtp.port),
     SMTP_SECURITY: 'none',

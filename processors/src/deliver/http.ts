@@ -7,7 +7,7 @@ import { DeliveryError } from './errors.ts';
 export interface PostOptions {
   headers?: Record<string, string>;
   timeoutMs: number;
-  /** SSRF guard with this allow list (webhooks); undefined: no guard (admin-set provider APIs). */
+  /** SSRF guard with this allow list; undefined: no guard. */
   guard?: string[];
 }
 

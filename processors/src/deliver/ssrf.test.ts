@@ -35,6 +35,10 @@ describe('SSRF guard', () => {
     ['224.0.0.1', /multicast/],
     ['::ffff:127.0.0.1', /loopback/],
     ['::ffff:169.254.169.254', /linkLocal/],
+    ['::7f00:1', /IPv4-compatible/],
+    ['::a9fe:a9fe', /IPv4-compatible/],
+    ['64:ff9b::7f00:1', /rfc6052/],
+    ['2002:7f00:1::', /6to4/],
   ])('refuses %s', (ip, why) => {
     expect(refusal(ip, [])).toMatch(why);
   });

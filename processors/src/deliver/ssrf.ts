@@ -35,7 +35,11 @@ export function refusal(ip: string, allow: string[]): string | null {
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
   if (inAllowList(addr, allow)) return null;
   const range = addr.range();
-  return range === 'unicast' ? null : `${ip} is a ${range} address`;
+  if (range !== 'unicast') return `${ip} is a ${range} address`;
+  // ::a.b.c.d (deprecated IPv4-compatible) is rated unicast by ipaddr.js, though some stacks reach a.b.c.d.
+  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0))
+    return `${ip} is an IPv4-compatible address`;
+  return null;
 }
 
 /** Throws SsrfRefused unless the URL's host (a literal address or every resolved one) may be reached. */

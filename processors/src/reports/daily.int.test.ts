@@ -5,7 +5,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clients, type Config } from '@watchpost/runtime';
 import { closeDeliveryQueues, createDeliveryQueues } from '@watchpost/core';
 import { createTestStores, makeEnvelope, testConfig, type TestStores } from '@watchpost/testkit';
-import { startSmtpDouble, startDeliverRole, type SmtpDouble } from '@watchpost/testkit/notify';
+import {
+  startHttpReceiver,
+  startSmtpDouble,
+  startDeliverRole,
+  type HttpReceiver,
+  type SmtpDouble,
+} from '@watchpost/testkit/notify';
 import { envelopeToRow } from '../store/rows.ts';
 import { insertEventRows } from '../store/insert.ts';
 import { runDailyReport, type ReportDeps } from './index.ts';
@@ -14,6 +20,7 @@ import { memoryLogger } from '@watchpost/testkit';
 
 let stores: TestStores;
 let smtp: SmtpDouble;
+let slack: HttpReceiver;
 // 08:00 Europe/Berlin on 2026-03-29 (the spring-forward day) is 06:00Z; the window is the 24 h before.
 const RUN_AT = new Date('2026-03-29T06:00:00Z');
 const HOUR = 3_600_000;
@@ -32,7 +39,7 @@ function deps(config: Config, clients: Clients): ReportDeps {
 }
 
 beforeAll(async () => {
-  smtp = await startSmtpDouble();
+  [smtp, slack] = await Promise.all([startSmtpDouble(), startHttpReceiver()]);
   stores = await createTestStores(
     testConfig('daily_report', {
       SERVICE_DAILY_REPORT_TIME: '08:00',
@@ -42,6 +49,9 @@ beforeAll(async () => {
       SMTP_HOST: '127.0.0.1',
       SMTP_PORT: String(smtp.port),
       SMTP_SECURITY: 'none',
+      // The chat summary goes out whatever the policy's channels.
+      NOTIFY_SLACK_WEBHOOK_URLS: `${slack.url}/hooks/daily`,
+      NOTIFY_CHAT_ALLOW: '127.0.0.1',
     }),
     { kafka: false },
   );
@@ -80,7 +90,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  await smtp?.close();
+  await Promise.all([smtp?.close(), slack?.close()]);
   await stores?.drop();
 });
 
@@ -154,6 +164,14 @@ describe('daily report', () => {
         expect(mail.subject).toBe('Daily security report 2026-03-29 (Europe/Berlin)');
         expect(mail.html).toContain('Top targeted users');
         expect(mail.text).toContain('RDP logins: 1 succeeded, 1 failed');
+        // and summarised to chat, once
+        while (slack.requests.length === 0 && Date.now() < deadline) await new Promise((x) => setTimeout(x, 100));
+        expect(slack.requests).toHaveLength(1);
+        const chat = (JSON.parse(slack.requests[0]!.body) as { text: string }).text;
+        expect(chat).toContain('Daily security report 2026-03-29 (Europe/Berlin)');
+        expect(chat).toContain(
+          'SSH 1 ok / 7 failed, 1 bans · RDP 1 ok / 1 failed · gateway 2 sessions, 1 flaps · 2 new problems',
+        );
       } finally {
         await deliver.close();
       }
@@ -169,11 +187,11 @@ describe('daily report', () => {
       const report = await stores.pg.query<{ id: string }>('SELECT id FROM daily_reports');
       const key = `report:${report.rows[0]!.id}`;
       // What a kill -9 right after the INSERT leaves: the report, no decision, no delivery, no job.
-      const jobs = await stores.pg.query<{ id: string; channel: 'email' }>(
+      const jobs = await stores.pg.query<{ id: string; channel: 'email' | 'chat' }>(
         'SELECT id, channel FROM notification_deliveries WHERE subject_key = $1',
         [key],
       );
-      expect(jobs.rows).toHaveLength(1);
+      expect(jobs.rows.map((j) => j.channel).sort()).toEqual(['chat', 'email']);
       const { queues, close } = deps(stores.config, clients).openQueues();
       for (const j of jobs.rows) await queues[j.channel].remove(j.id);
       await close();
@@ -183,7 +201,7 @@ describe('daily report', () => {
       // within the grace minute the building process may still be sending it
       expect((await runDailyReport(deps(stores.config, clients), now)).status).toBe('done_already');
       await stores.pg.query("UPDATE daily_reports SET created_at = now() - interval '2 minutes'");
-      expect(await runDailyReport(deps(stores.config, clients), now)).toMatchObject({ status: 'resent', queued: 1 });
+      expect(await runDailyReport(deps(stores.config, clients), now)).toMatchObject({ status: 'resent', queued: 2 });
       const deadline = Date.now() + 20_000;
       while (smtp.mails.length === mailsBefore && Date.now() < deadline) await new Promise((x) => setTimeout(x, 100));
       expect(smtp.mails.length).toBe(mailsBefore + 1);
@@ -193,7 +211,7 @@ describe('daily report', () => {
           .rows;
       while ((await sent()).some((d) => d.state !== 'sent') && Date.now() < deadline)
         await new Promise((x) => setTimeout(x, 100));
-      expect(await sent()).toEqual([{ state: 'sent' }]);
+      expect(await sent()).toEqual([{ state: 'sent' }, { state: 'sent' }]);
       // handed over and sent: later checks leave it alone
       expect((await runDailyReport(deps(stores.config, clients), now)).status).toBe('done_already');
       await new Promise((x) => setTimeout(x, 500));

@@ -214,7 +214,14 @@ export interface ActionsConfig {
 export interface NotifyConfig {
   minSeverity: Severity;
   channels: Channel[];
-  chat: { telegramApiBase: string; telegramToken: string | undefined; telegramChatIds: string[]; slackWebhookUrls: string[] };
+  chat: {
+    telegramApiBase: string;
+    telegramToken: string | undefined;
+    telegramChatIds: string[];
+    slackWebhookUrls: string[];
+    /** SSRF-guard allow list for chat endpoints (a self-hosted Mattermost or Bot API server on a private address) */
+    allow: string[];
+  };
   webhook: { url: string | undefined; secret: string | undefined; timeoutMs: number; allow: string[] };
   /** NOTIFY_PUSH_ALLOW: private addresses/CIDRs/host names push endpoints may use (SSRF guard; tests, an internal push relay). */
   pushAllow: string[];
@@ -526,6 +533,7 @@ function notifyConfig(env: Env): NotifyConfig {
       telegramToken: env.NOTIFY_TELEGRAM_TOKEN || undefined,
       telegramChatIds: csv(env, 'NOTIFY_TELEGRAM_CHAT_IDS'),
       slackWebhookUrls: csv(env, 'NOTIFY_SLACK_WEBHOOK_URLS'),
+      allow: csv(env, 'NOTIFY_CHAT_ALLOW'),
     },
     webhook: {
       url: webhookUrl,

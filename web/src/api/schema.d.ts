@@ -7971,6 +7971,8 @@ export interface operations {
             /** @description agent.lifecycle routing values; empty: all */
             routes?: string[];
           }[];
+          /** @description addresses, CIDRs or host names the SSRF guard lets through (private and loopback ranges are refused otherwise) */
+          allow?: string[];
         };
       };
     };

@@ -1,6 +1,7 @@
 // Chat: Telegram Bot API `sendMessage` (HTML parse mode; base URL configurable for a proxy or a
 // self-hosted Bot API server) and Slack-compatible incoming webhooks (Slack, Mattermost and
-// Rocket.Chat accept the same `{"text": ...}` body).
+// Rocket.Chat accept the same `{"text": ...}` body). Both go through the SSRF guard, as webhooks do:
+// a hook URL is a webhook in all but name, and test-send shows what the endpoint answered.
 import { sliceWhole } from '@watchpost/core';
 import { DeliveryError, checkHttpStatus } from '../errors.ts';
 import { post } from '../http.ts';
@@ -35,7 +36,10 @@ export const chatProvider: Provider = {
         ...(fits ? { parse_mode: 'HTML' } : {}),
         disable_web_page_preview: true,
       });
-      const r = await post(`${apiBase.replace(/\/$/, '')}/bot${token}/sendMessage`, body, { timeoutMs: TIMEOUT_MS });
+      const r = await post(`${apiBase.replace(/\/$/, '')}/bot${token}/sendMessage`, body, {
+        timeoutMs: TIMEOUT_MS,
+        guard: configs.chat.allow,
+      });
       checkHttpStatus('Telegram', r.status, r.body);
       let id = '';
       try {
@@ -50,7 +54,7 @@ export const chatProvider: Provider = {
     const text = daily && subject.kind === 'daily_report' ? `*${subject.title}*\n${subject.summary}` : rendered.text;
     // Slack escapes only &, < and > in text.
     const escaped = text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-    const r = await post(dest.url, JSON.stringify({ text: escaped }), { timeoutMs: TIMEOUT_MS });
+    const r = await post(dest.url, JSON.stringify({ text: escaped }), { timeoutMs: TIMEOUT_MS, guard: configs.chat.allow });
     checkHttpStatus('chat webhook', r.status, r.body);
     return `webhook ${r.status} ${r.body.slice(0, 100)}`.trim();
   },
