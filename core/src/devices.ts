@@ -53,11 +53,19 @@ export interface DeviceRow {
   revoked_at: Date | null;
   revoked_by: string | null;
   push_subscriptions: number;
+  /** false: signed out (family revoked, session expired, user inactive or password changed); enroll again */
+  session_live: boolean;
 }
+
+/** The device (d) of user (u) holds a refresh token it can still use. */
+const LIVE_SESSION = `EXISTS (
+    SELECT 1 FROM refresh_tokens t WHERE t.device_id = d.id AND t.revoked_at IS NULL AND t.used_at IS NULL
+       AND t.expires_at > now() AND t.token_version = u.token_version)`;
 
 const DEVICE_SELECT = `SELECT d.id::int, d.device_uuid, d.name, d.platform, d.user_id::int, u.username, u.role, d.created_at, d.enrolled_at,
          d.enroll_count, d.last_used_at, d.revoked_at, d.revoked_by,
-         (SELECT count(*)::int FROM push_subscriptions s WHERE s.device_id = d.id) AS push_subscriptions
+         (SELECT count(*)::int FROM push_subscriptions s WHERE s.device_id = d.id) AS push_subscriptions,
+         u.active AND ${LIVE_SESSION} AS session_live
     FROM devices d JOIN users u ON u.id = d.user_id`;
 
 export type EnrollOutcome =
@@ -84,15 +92,27 @@ export async function enrollDevice(
   const userId = Number(row.user_id);
   const user = await c.query<{ active: boolean }>('SELECT active FROM users WHERE id = $1', [userId]);
   if (!user.rows[0]?.active) return { ok: false, reason: 'user_inactive' };
-  const existing = await c.query<{ id: string; user_id: string }>(
-    'SELECT id, user_id FROM devices WHERE device_uuid = $1 FOR UPDATE',
-    [input.deviceUuid],
+  // A new UUID is inserted; when a concurrent first enrollment of the same UUID wins the unique key
+  // (the insert waits for it and gets nothing), this one goes on as a re-enrollment of that record.
+  const inserted = await c.query<{ id: string }>(
+    `INSERT INTO devices (device_uuid, name, platform, user_id, last_used_at) VALUES ($1, $2, $3, $4, now())
+     ON CONFLICT (device_uuid) DO NOTHING RETURNING id`,
+    [input.deviceUuid, input.name, input.platform, userId],
   );
   let id: number;
   let reused = false;
-  if (existing.rows[0]) {
-    if (Number(existing.rows[0].user_id) !== userId) return { ok: false, reason: 'device_of_another_user' };
-    id = Number(existing.rows[0].id);
+  if (inserted.rows[0]) {
+    id = Number(inserted.rows[0].id);
+  } else {
+    const existing = await c.query<{ id: string; user_id: string }>(
+      'SELECT id, user_id FROM devices WHERE device_uuid = $1 FOR UPDATE',
+      [input.deviceUuid],
+    );
+    const found = existing.rows[0];
+    // deleted meanwhile: the caller tries again
+    if (!found) throw new Error('the device record changed during enrollment; try again');
+    if (Number(found.user_id) !== userId) return { ok: false, reason: 'device_of_another_user' };
+    id = Number(found.id);
     reused = true;
     await c.query(
       `UPDATE devices SET name = $2, platform = $3, enrolled_at = now(), enroll_count = enroll_count + 1,
@@ -100,12 +120,8 @@ export async function enrollDevice(
       [id, input.name, input.platform],
     );
     await c.query('UPDATE refresh_tokens SET revoked_at = now() WHERE device_id = $1 AND revoked_at IS NULL', [id]);
-  } else {
-    const d = await c.query<{ id: string }>(
-      `INSERT INTO devices (device_uuid, name, platform, user_id, last_used_at) VALUES ($1, $2, $3, $4, now()) RETURNING id`,
-      [input.deviceUuid, input.name, input.platform, userId],
-    );
-    id = Number(d.rows[0]!.id);
+    // A re-enrolled device is a new install: it registers its push subscriptions again.
+    await c.query('DELETE FROM push_subscriptions WHERE device_id = $1', [id]);
   }
   await c.query('UPDATE enrollment_codes SET device_id = $2 WHERE id = $1', [row.id, id]);
   return { ok: true, device: { id, userId, reused } };
@@ -203,13 +219,20 @@ export interface PushTarget {
   auth: string;
 }
 
-/** Subscriptions of devices that are enrolled and not revoked, whose user is active. */
+/**
+ * A device that may be pushed to: not revoked, its user active, and a session it can still refresh
+ * (a family revoked for a reused refresh token, a password change or an expired session ends the
+ * pushes too: they carry event details).
+ */
+const PUSHABLE = `d.revoked_at IS NULL AND u.active AND ${LIVE_SESSION}`;
+
+/** Subscriptions of the devices that may be pushed to. */
 export async function pushTargets(pg: Pool): Promise<PushTarget[]> {
   return (
     await pg.query<PushTarget>(
       `SELECT s.id::int, s.device_id::int, s.endpoint, s.p256dh, s.auth
          FROM push_subscriptions s JOIN devices d ON d.id = s.device_id JOIN users u ON u.id = d.user_id
-        WHERE d.revoked_at IS NULL AND u.active ORDER BY s.id`,
+        WHERE ${PUSHABLE} ORDER BY s.id`,
     )
   ).rows;
 }
@@ -217,7 +240,7 @@ export async function pushTargets(pg: Pool): Promise<PushTarget[]> {
 export async function countPushDevices(pg: Pool): Promise<number> {
   const r = await pg.query<{ n: number }>(
     `SELECT count(DISTINCT s.device_id)::int AS n FROM push_subscriptions s JOIN devices d ON d.id = s.device_id JOIN users u ON u.id = d.user_id
-      WHERE d.revoked_at IS NULL AND u.active`,
+      WHERE ${PUSHABLE}`,
   );
   return r.rows[0]?.n ?? 0;
 }

@@ -35,6 +35,11 @@ describe('pruneByAge', () => {
       [u.rows[0]!.id, ago(3 * DAY), ago(2 * DAY), new Date(now.getTime() + DAY)],
     );
     await s.pg.query(
+      `INSERT INTO enrollment_codes (code_hash, user_id, created_by, expires_at, used_at) VALUES
+         ('expired', $1, 't', $2, NULL), ('spent', $1, 't', $4, $3), ('open', $1, 't', $4, NULL)`,
+      [u.rows[0]!.id, ago(3 * DAY), ago(2 * DAY), new Date(now.getTime() + DAY)],
+    );
+    await s.pg.query(
       `INSERT INTO notification_decisions (subject_key, subject_kind, subject_id, rule, reason, routes, created_at) VALUES
          ('event:old', 'event', 'old', 'min_severity', 'r', '[]', $1), ('event:new', 'event', 'new', 'min_severity', 'r', '[]', $2)`,
       [ago(31 * DAY), ago(29 * DAY)],
@@ -47,12 +52,13 @@ describe('pruneByAge', () => {
       { ledgerHours: 192, outboxSentDays: 7, auditDays: 365, refreshTokenDays: 1, notificationDays: 30 },
       now,
     );
-    expect(r).toEqual({ ledger: 1, outbox: 1, audit: 1, refreshTokens: 2, notifications: 1 });
+    expect(r).toEqual({ ledger: 1, outbox: 1, audit: 1, refreshTokens: 2, enrollmentCodes: 2, notifications: 1 });
     const left = async (sql: string) => (await s.pg.query(sql)).rows.map((x) => Object.values(x as object)[0]);
     expect(await left('SELECT id FROM notification_deliveries')).toEqual(['d-new']);
     expect(await left('SELECT count(*)::int FROM processed_events')).toEqual([1]);
     expect((await left('SELECT message_id FROM problem_outbox ORDER BY message_id')).sort()).toEqual(['recent', 'unsent']);
     expect(await left('SELECT action FROM audit_log')).toEqual(['recent']);
     expect(await left('SELECT token_hash FROM refresh_tokens')).toEqual(['live']);
+    expect(await left('SELECT code_hash FROM enrollment_codes')).toEqual(['open']);
   });
 });

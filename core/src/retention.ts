@@ -10,7 +10,7 @@ export interface RetentionSettings {
   outboxSentDays: number;
   /** Audit log entries. */
   auditDays: number;
-  /** Refresh tokens past their expiry or revocation (their session is over). */
+  /** Refresh tokens past their expiry or revocation (their session is over), and spent or expired enrollment codes. */
   refreshTokenDays: number;
   /** Notification decisions and their deliveries (and the service's daily reports after a year). */
   notificationDays: number;
@@ -21,6 +21,7 @@ export interface RetentionResult {
   outbox: number;
   audit: number;
   refreshTokens: number;
+  enrollmentCodes: number;
   notifications: number;
 }
 
@@ -51,6 +52,13 @@ export async function pruneByAge(pool: Pool, s: RetentionSettings, now = new Dat
       'refresh_tokens',
       'id',
       '(expires_at < $1 OR revoked_at < $1)',
+      before(s.refreshTokenDays * day),
+    ),
+    enrollmentCodes: await sweep(
+      pool,
+      'enrollment_codes',
+      'id',
+      '(expires_at < $1 OR used_at < $1)',
       before(s.refreshTokenDays * day),
     ),
     // Deliveries go with their decision (ON DELETE CASCADE).

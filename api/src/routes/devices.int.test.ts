@@ -4,6 +4,7 @@
 // push subscription registration.
 import { createECDH, randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pushTargets } from '@watchpost/core';
 import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
 
 let h: ApiHarness;
@@ -106,12 +107,15 @@ describe('enrollment', () => {
     ).toBe(403);
   });
 
-  it('re-enrolling the same device UUID reuses its record; the old tokens are refused', async () => {
+  it('re-enrolling the same device UUID reuses its record; the old tokens and subscriptions are gone', async () => {
     const uuid = randomUUID();
     const first = (await enroll(await code(), uuid)).json();
+    const sub = { endpoint: 'https://push.example.org/send/old-install', keys: pushKeys() };
+    expect((await call('POST', '/mobile/push-subscriptions', bearer(first.access_token), sub)).statusCode).toBe(201);
     const second = (await enroll(await code(), uuid)).json();
     expect(second.device.id).toBe(first.device.id);
     expect(second.device.enroll_count).toBe(2);
+    expect(second.device.push_subscriptions).toBe(0);
     expect((await call('GET', '/events', bearer(first.access_token))).statusCode).toBe(401);
     expect((await call('POST', '/auth/refresh', {}, { refresh_token: first.refresh_token })).statusCode).toBe(401);
     expect((await call('GET', '/events', bearer(second.access_token))).statusCode).toBe(200);
@@ -125,8 +129,23 @@ describe('enrollment', () => {
     expect((await enroll(other, randomUUID())).statusCode).toBe(200);
   });
 
-  it('refresh rotates; presenting a spent refresh token revokes the device session', async () => {
+  it('two first enrollments of one new device UUID at once: one record, both answered', async () => {
+    const uuid = randomUUID();
+    const [a, b] = await Promise.all([enroll(await code(), uuid), enroll(await code(), uuid)]);
+    expect([a.statusCode, b.statusCode]).toEqual([200, 200]);
+    expect(a.json().device.id).toBe(b.json().device.id);
+    expect([a.json().device.enroll_count, b.json().device.enroll_count].sort()).toEqual([1, 2]);
+  });
+
+  it('refresh rotates; presenting a spent refresh token revokes the device session and its pushes', async () => {
     const e = (await enroll(await code(), randomUUID())).json();
+    const sub = { endpoint: `https://push.example.org/send/${e.device.id}`, keys: pushKeys() };
+    expect((await call('POST', '/mobile/push-subscriptions', bearer(e.access_token), sub)).statusCode).toBe(201);
+    const pushed = async () => (await pushTargets(h.deps.pg)).some((t) => t.device_id === e.device.id);
+    const status = async () =>
+      (await call('GET', '/devices', admin)).json().items.find((d: { id: number }) => d.id === e.device.id)?.status;
+    expect(await pushed()).toBe(true);
+    expect(await status()).toBe('active');
     const r1 = await call('POST', '/auth/refresh', {}, { refresh_token: e.refresh_token });
     expect(r1.statusCode).toBe(200);
     const next = r1.json();
@@ -134,6 +153,9 @@ describe('enrollment', () => {
     expect((await call('POST', '/auth/refresh', {}, { refresh_token: e.refresh_token })).statusCode).toBe(401);
     expect((await call('GET', '/events', bearer(next.access_token))).statusCode).toBe(401);
     expect((await call('POST', '/auth/refresh', {}, { refresh_token: next.refresh_token })).statusCode).toBe(401);
+    // a stolen refresh token was replayed: the phone no longer receives event details by push
+    expect(await pushed()).toBe(false);
+    expect(await status()).toBe('signed_out');
   });
 });
 
@@ -154,6 +176,7 @@ describe('revoke and delete', () => {
     expect((await h.deps.pg.query('SELECT 1 FROM push_subscriptions WHERE device_id = $1', [d.device.id])).rows).toHaveLength(0);
     expect((await call('GET', '/events', bearer(d.access_token))).statusCode).toBe(401);
     expect((await h.deps.pg.query('SELECT 1 FROM refresh_tokens WHERE device_id = $1', [d.device.id])).rows).toHaveLength(0);
+    expect((await call('POST', '/auth/refresh', {}, { refresh_token: d.refresh_token })).statusCode).toBe(401);
     expect((await call('DELETE', `/devices/${d.device.id}`, admin)).statusCode).toBe(404);
     const audit = await h.deps.pg.query<{ action: string }>(`SELECT action FROM audit_log WHERE action LIKE 'device.%'`);
     expect(new Set(audit.rows.map((r) => r.action))).toEqual(

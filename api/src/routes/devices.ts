@@ -54,7 +54,12 @@ const deviceSchema = {
     user_id: { type: 'integer' },
     username: { type: 'string' },
     role: { type: 'string', enum: ['admin', 'monitor'], description: "the device acts with its user's role" },
-    status: { type: 'string', enum: ['active', 'revoked'] },
+    status: {
+      type: 'string',
+      enum: ['active', 'signed_out', 'revoked'],
+      description:
+        'signed_out: no usable session (refresh token reused, session expired, password changed or user inactive): the device enrolls again; it gets no pushes meanwhile',
+    },
     created_at: dateTime,
     enrolled_at: dateTime,
     enroll_count: { type: 'integer', description: 'enrollments of this device UUID (re-enrollment reuses the record)' },
@@ -66,9 +71,9 @@ const deviceSchema = {
 } as const;
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
-const view = (d: DeviceRow) => ({
+const view = ({ session_live, ...d }: DeviceRow) => ({
   ...d,
-  status: d.revoked_at ? 'revoked' : 'active',
+  status: d.revoked_at ? 'revoked' : session_live ? 'active' : 'signed_out',
   created_at: d.created_at.toISOString(),
   enrolled_at: d.enrolled_at.toISOString(),
   last_used_at: iso(d.last_used_at),

@@ -102,11 +102,11 @@ export async function finishDelivery(
       [id, outcome.response.slice(0, 2000)],
     );
   else
-    await pg.query(`UPDATE notification_deliveries SET state = $2, last_error = $3, updated_at = now() WHERE id = $1`, [
-      id,
-      outcome.final ? 'failed' : 'queued',
-      outcome.error.slice(0, 2000),
-    ]);
+    // never over a `sent` an earlier, crashed attempt already recorded
+    await pg.query(
+      `UPDATE notification_deliveries SET state = $2, last_error = $3, updated_at = now() WHERE id = $1 AND state <> 'sent'`,
+      [id, outcome.final ? 'failed' : 'queued', outcome.error.slice(0, 2000)],
+    );
 }
 
 export interface DeliveryRow {

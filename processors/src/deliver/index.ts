@@ -142,6 +142,8 @@ export const deliverRole: RoleStarter = async ({ config, log, clients }) => {
       return cached.value;
     },
   };
+  // The VAPID keys exist from the first start, so devices can read the public key before any push.
+  deps.vapid().catch((err: unknown) => log.warn({ err }, 'VAPID keys not ready yet; generated on first use'));
   const queueConn = clients.bullmqConnection();
   const queues: DeliveryQueues = createDeliveryQueues(config, queueConn);
   const conns = [queueConn];
@@ -160,9 +162,15 @@ export const deliverRole: RoleStarter = async ({ config, log, clients }) => {
       ...workerOpts,
       limiter: { max: config.notify.ratePerSecond[channel], duration: 1000 },
     });
-    w.on('failed', (job, err) =>
-      log.warn({ err: err.message, delivery: job?.id, channel, attempts: job?.attemptsMade }, 'delivery attempt failed'),
-    );
+    w.on('failed', (job, err) => {
+      log.warn({ err: err.message, delivery: job?.id, channel, attempts: job?.attemptsMade }, 'delivery attempt failed');
+      // A job that stalled too often (its workers kept dying) fails in BullMQ without running the
+      // handler's bookkeeping: its row would stay `sending`, hidden from the dead-deliveries view.
+      if (job && /stalled/i.test(err.message))
+        finishDelivery(pg, job.data.delivery_id, { ok: false, error: err.message, final: true }).catch((e: unknown) =>
+          log.error({ err: e, delivery: job.id }, 'could not record the stalled delivery as failed'),
+        );
+    });
     workers.push(w);
   }
   const triggersConn = clients.bullmqConnection();

@@ -59,6 +59,12 @@ beforeAll(async () => {
     enrollDevice(c, { code: code.code, deviceUuid: crypto.randomUUID(), name: 'phone', platform: 'android' }),
   );
   if (!r.ok) throw new Error(r.reason);
+  // The session the API hands the device at enrollment: pushes go only to devices that hold one.
+  await pg.query(
+    `INSERT INTO refresh_tokens (token_hash, user_id, family_id, token_version, session_started_at, expires_at, device_id)
+     SELECT 'push-test', u.id, gen_random_uuid(), u.token_version, now(), now() + interval '1 day', $2 FROM users u WHERE u.id = $1`,
+    [r.device.userId, r.device.id],
+  );
   subs = [push.subscribe(), push.subscribe()];
   for (const s of subs) await savePushSubscription(pg, r.device.id, s);
   deliver = await startDeliverRole(config);

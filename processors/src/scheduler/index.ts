@@ -50,7 +50,7 @@ export const scheduledJobs: ScheduledJob[] = [
     everyMs: () => 3600_000,
     async run(ctx) {
       const r = await pruneByAge(ctx.clients.pg, ctx.config.postgresRetention);
-      if (r.ledger + r.outbox + r.audit + r.refreshTokens + r.notifications > 0)
+      if (r.ledger + r.outbox + r.audit + r.refreshTokens + r.enrollmentCodes + r.notifications > 0)
         ctx.log.info({ job: POSTGRES_RETENTION_JOB, ...r }, 'retention');
       return r;
     },

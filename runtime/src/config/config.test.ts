@@ -98,6 +98,23 @@ describe('config', () => {
     expect(startupWarnings(loadConfig({ KAFKA_BROKERS: 'kafka-1.example:9092', KAFKA_REPLICATION_FACTOR: '3' }))).toEqual([]);
   });
 
+  it('VAPID keys: both or neither, and a matching pair', async () => {
+    const webpush = (await import('web-push')).default;
+    const a = webpush.generateVAPIDKeys();
+    const b = webpush.generateVAPIDKeys();
+    expect(loadConfig({}).devices.vapidPublicKey).toBeUndefined();
+    expect(loadConfig({ VAPID_PUBLIC_KEY: a.publicKey, VAPID_PRIVATE_KEY: a.privateKey }).devices).toMatchObject({
+      vapidPublicKey: a.publicKey,
+      vapidPrivateKey: a.privateKey,
+    });
+    expect(() => loadConfig({ VAPID_PUBLIC_KEY: a.publicKey })).toThrow(/VAPID_PRIVATE_KEY: set both/);
+    expect(() => loadConfig({ VAPID_PRIVATE_KEY: a.privateKey })).toThrow(/VAPID_PUBLIC_KEY: set both/);
+    expect(() => loadConfig({ VAPID_PUBLIC_KEY: a.publicKey, VAPID_PRIVATE_KEY: b.privateKey })).toThrow(
+      /VAPID_PUBLIC_KEY: is not the public key/,
+    );
+    expect(() => loadConfig({ VAPID_PUBLIC_KEY: a.publicKey, VAPID_PRIVATE_KEY: 'x' })).toThrow(/VAPID_PRIVATE_KEY/);
+  });
+
   it('ingest defaults: claims kept 7 days, admission limits on', () => {
     expect(loadConfig({}).ingest).toMatchObject({
       claimTtlDays: 7,

@@ -1,5 +1,6 @@
 // One typed config, read from the environment once at start. A wrong value stops the start with a
 // message naming the variable. Defaults are documented in README.md (Configuration).
+import { createECDH } from 'node:crypto';
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localUrls } from './local-stack.ts';
@@ -507,11 +508,32 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     actions: actionsConfig(env),
     devices: {
       codeTtlMinutes: int(env, 'SERVICE_ENROLLMENT_CODE_TTL_MINUTES', 15, 1, 10_080),
-      vapidPublicKey: env.VAPID_PUBLIC_KEY || undefined,
-      vapidPrivateKey: env.VAPID_PRIVATE_KEY || undefined,
+      ...vapidPair(env),
       vapidSubject: url(env, 'VAPID_SUBJECT', 'mailto:watchpost@localhost', ['mailto:', 'https:']),
     },
   };
+}
+
+/** Both VAPID keys or neither (generated then); a pair that does not match would fail every push. */
+function vapidPair(env: Env): { vapidPublicKey: string | undefined; vapidPrivateKey: string | undefined } {
+  const pub = env.VAPID_PUBLIC_KEY || undefined;
+  const priv = env.VAPID_PRIVATE_KEY || undefined;
+  if (!pub && !priv) return { vapidPublicKey: undefined, vapidPrivateKey: undefined };
+  if (!pub || !priv)
+    throw new ConfigError(
+      pub ? 'VAPID_PRIVATE_KEY' : 'VAPID_PUBLIC_KEY',
+      'set both VAPID keys, or neither to have them generated',
+    );
+  let derived: string;
+  try {
+    const ecdh = createECDH('prime256v1');
+    ecdh.setPrivateKey(Buffer.from(priv, 'base64url'));
+    derived = ecdh.getPublicKey().toString('base64url');
+  } catch {
+    throw new ConfigError('VAPID_PRIVATE_KEY', 'not a base64url P-256 private key (web-push generate-vapid-keys)');
+  }
+  if (derived !== pub.replace(/=+$/, '')) throw new ConfigError('VAPID_PUBLIC_KEY', 'is not the public key of VAPID_PRIVATE_KEY');
+  return { vapidPublicKey: pub, vapidPrivateKey: priv };
 }
 
 function csv(env: Env, name: string): string[] {

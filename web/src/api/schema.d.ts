@@ -9521,8 +9521,11 @@ export interface operations {
                * @enum {string}
                */
               role: 'admin' | 'monitor';
-              /** @enum {string} */
-              status: 'active' | 'revoked';
+              /**
+               * @description signed_out: no usable session (refresh token reused, session expired, password changed or user inactive): the device enrolls again; it gets no pushes meanwhile
+               * @enum {string}
+               */
+              status: 'active' | 'signed_out' | 'revoked';
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -9635,8 +9638,11 @@ export interface operations {
              * @enum {string}
              */
             role: 'admin' | 'monitor';
-            /** @enum {string} */
-            status: 'active' | 'revoked';
+            /**
+             * @description signed_out: no usable session (refresh token reused, session expired, password changed or user inactive): the device enrolls again; it gets no pushes meanwhile
+             * @enum {string}
+             */
+            status: 'active' | 'signed_out' | 'revoked';
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -9848,8 +9854,11 @@ export interface operations {
                * @enum {string}
                */
               role: 'admin' | 'monitor';
-              /** @enum {string} */
-              status: 'active' | 'revoked';
+              /**
+               * @description signed_out: no usable session (refresh token reused, session expired, password changed or user inactive): the device enrolls again; it gets no pushes meanwhile
+               * @enum {string}
+               */
+              status: 'active' | 'signed_out' | 'revoked';
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -9960,8 +9969,11 @@ export interface operations {
              * @enum {string}
              */
             role: 'admin' | 'monitor';
-            /** @enum {string} */
-            status: 'active' | 'revoked';
+            /**
+             * @description signed_out: no usable session (refresh token reused, session expired, password changed or user inactive): the device enrolls again; it gets no pushes meanwhile
+             * @enum {string}
+             */
+            status: 'active' | 'signed_out' | 'revoked';
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
