@@ -91,7 +91,8 @@ export type ActionJob =
   | (HostJob & { kind: 'winrm.test' })
   | (HostJob & { kind: 'winrm.sessions' })
   | (HostJob & { kind: 'ssh.check' })
-  | (HostJob & { kind: 'winrm.logoff'; session_id: number })
+  /** owner: the session must belong to this user (a monitor's logoff from a gateway event), else refused */
+  | (HostJob & { kind: 'winrm.logoff'; session_id: number; owner?: string })
   | (HostJob & { kind: 'winrm.logoff_user'; user: string })
   | (HostJob & {
       kind: 'agent.update';

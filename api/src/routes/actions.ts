@@ -520,8 +520,8 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
         tags: [...tags, 'mobile'],
         summary: 'logoff on the Windows host behind a gateway event (synchronous)',
         description:
-          'With `session_id`: logs off that session. Without: logs off every session of the event user (details.user, ...). ' +
-          'Admins and monitors (spec rule 3).',
+          'With `session_id`: logs off that session (for a monitor, only a session of the event user: another answers 400). ' +
+          'Without: logs off every session of the event user (details.user, ...). Admins and monitors (spec rule 3).',
         params: eventParams,
         body: {
           type: 'object',
@@ -535,7 +535,12 @@ const actionsRoutes: FastifyPluginAsync = async (app) => {
     async (req, reply) => {
       const t = await gatewayTarget(req.params.event_id);
       const sid = req.body?.session_id;
-      if (sid !== undefined) return run(req, reply, 'winrm.logoff', t.host, { session_id: sid }, true);
+      if (sid !== undefined) {
+        if (req.user!.role === 'admin') return run(req, reply, 'winrm.logoff', t.host, { session_id: sid }, true);
+        // A monitor may end the event user's session, not any session on the host (the console's included).
+        if (!t.user) throw notPossible('the event names no valid user, so a monitor cannot log off a session');
+        return run(req, reply, 'winrm.logoff', t.host, { session_id: sid, owner: t.user }, true);
+      }
       if (!t.user) throw notPossible('the event names no valid user; pass session_id');
       return run(req, reply, 'winrm.logoff_user', t.host, { user: t.user }, true);
     },

@@ -24,8 +24,19 @@ export function checkGitUrl(
     };
   if (u.password) return { ok: false, reason: 'passwords in the git URL are not allowed' };
   if (u.protocol !== 'file:' && !u.hostname) return { ok: false, reason: 'git URL has no host' };
+  // git percent-decodes host and user before handing them to ssh: an encoded "-" or a quote would
+  // pass a check of the raw text. A host name has no use for escapes; the user is checked decoded.
+  if (u.hostname.includes('%')) return { ok: false, reason: 'a git URL host may not contain %-escapes' };
+  let user: string;
+  try {
+    user = decodeURIComponent(u.username);
+  } catch {
+    return { ok: false, reason: 'the git URL user has a malformed %-escape' };
+  }
   // An older git on a managed host would pass "-oProxyCommand=..." to ssh as an option.
-  if (u.hostname.startsWith('-') || decodeURIComponent(u.username).startsWith('-'))
+  if (u.hostname.startsWith('-') || user.startsWith('-'))
     return { ok: false, reason: 'a git URL host or user may not start with "-"' };
+  if ([...user].some((ch) => ch.charCodeAt(0) < 0x20 || ch === '\u007f'))
+    return { ok: false, reason: 'the git URL user may not contain control characters' };
   return { ok: true, url: s };
 }

@@ -108,8 +108,17 @@ export async function finishAction(
         status: a.status,
         error: a.error,
         duration_ms: a.duration_ms,
+        // the outcome too (a large one, e.g. raw qwinsta output, stays in the action record)
+        result: resultForAudit(a.result),
       },
     });
   }
   return a;
+}
+
+const AUDIT_RESULT_MAX = 8192;
+function resultForAudit(result: unknown): unknown {
+  if (result === null || result === undefined) return null;
+  const text = JSON.stringify(result);
+  return text.length <= AUDIT_RESULT_MAX ? result : { truncated: true, bytes: text.length, see: 'GET /api/v1/actions/{id}' };
 }

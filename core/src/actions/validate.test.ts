@@ -127,6 +127,11 @@ describe('git URLs', () => {
     ['ssh://-oProxyCommand=touch%20pwned/x', false],
     ['ssh://-oProxyCommand=id@git.example/x.git', false],
     ['ssh://%2DoProxyCommand=id@git.example/x.git', false],
+    ['ssh://%2DoProxyCommand=id/x', false],
+    ['ssh://git@%2DoProxyCommand=id/x', false],
+    ['ssh://%E0%A4%A@git.example/x.git', false],
+    ['ssh://git%0A@git.example/x.git', false],
+    ['ssh://deploy.bot@git.example:2222/x.git', true],
   ])('%j allowed: %j', (u, ok) => expect(checkGitUrl(u, { allowFile: false }).ok).toBe(ok));
   it('file URLs only when enabled', () => {
     expect(checkGitUrl('file:///srv/git/agent.git', { allowFile: true }).ok).toBe(true);

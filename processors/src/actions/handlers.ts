@@ -188,6 +188,13 @@ const winrmSessions: Handler<'winrm.sessions'> = async (deps, job, signal) => {
 
 const winrmLogoff: Handler<'winrm.logoff'> = async (deps, job, signal) => {
   const client = await winrm(deps, job, signal);
+  if (job.owner !== undefined) {
+    const owner = accountPart(job.owner).toLowerCase();
+    const s = (await sessions(client)).sessions.find((x) => x.id === job.session_id);
+    if (!s) throw new RemoteError(`no session ${job.session_id} on ${job.target.hostname}`);
+    if (s.username.toLowerCase() !== owner)
+      throw new RemoteError(`session ${job.session_id} is not a session of the event's user ${job.owner}`);
+  }
   await logoff(client, job.session_id);
   return { session_id: job.session_id, logged_off: true };
 };
@@ -197,6 +204,9 @@ const winrmLogoffUser: Handler<'winrm.logoff_user'> = async (deps, job, signal) 
   const account = accountPart(job.user).toLowerCase();
   const mine = (await sessions(client)).sessions.filter((s) => s.username.toLowerCase() === account);
   if (mine.length === 0) throw new RemoteError(`no session of user ${job.user} on ${job.target.hostname}`);
+  // all ids checked before the first logoff: never half done because of one odd line
+  const bad = mine.find((s) => parseSessionId(s.id) === null);
+  if (bad) throw new RemoteError(`qwinsta listed an invalid session id ${bad.id}; nothing was logged off`);
   for (const s of mine) await logoff(client, s.id);
   return { user: job.user, logged_off: mine.map((s) => ({ id: s.id, session_name: s.session_name, state: s.state })) };
 };

@@ -44,7 +44,13 @@ export async function runActionJob(deps: ActionDeps, data: ActionJob): Promise<{
   const timeoutMs = data.kind === 'agent.update' ? deps.config.actions.updateTimeoutMs : deps.config.actions.timeoutMs;
   const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const result = await runHandler(deps, data, signal);
+    // Every handler honours the signal; the race makes sure a forgotten await cannot hold a worker slot.
+    const result = await Promise.race([
+      runHandler(deps, data, signal),
+      new Promise<never>((_, reject) =>
+        signal.addEventListener('abort', () => reject(new RemoteError(`timed out after ${timeoutMs} ms`)), { once: true }),
+      ),
+    ]);
     await finishAction(pg, data.action_id, { ok: true, result });
     return { status: 'succeeded' };
   } catch (err) {

@@ -1,9 +1,10 @@
 // SSH actions end to end: API route -> actions queue -> actions worker -> a real OpenSSH server (Debian's
-// sshd on a loopback port, its own host key and the test's authorized key) -> the actions row, the
+// sshd on a loopback port, its own host key and the test's authorized key, logged into as an
+// unprivileged user with the documented sudo rule) -> the actions row, the
 // audit log and the hosts row. The "managed host" is this machine, so the updater goes to a temporary
 // prefix (SERVICE_AGENT_UPDATER_PATH) and the agent repository is a local bare repository.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +14,7 @@ import {
   createTestGitRepo,
   insertHost,
   startActionsWorker,
+  SSH_TEST_USER,
   startTestSshd,
   type TestGitRepo,
   type TestSshd,
@@ -26,6 +28,7 @@ let admin: string;
 let monitor: string;
 let hostId: number;
 let prefix: string;
+const SUDOERS_PATH = `/etc/sudoers.d/${SSH_TEST_USER}`;
 
 const installSh = { content: '#!/bin/sh\nset -e\necho "installed from $(pwd)" > ../../install-marker\n', mode: 0o755 };
 
@@ -44,16 +47,29 @@ async function pollAction(id: number) {
 }
 
 beforeAll(async () => {
-  sshd = await startTestSshd();
+  prefix = mkdtempSync(join(tmpdir(), 'watchpost-prefix-'));
+  chmodSync(prefix, 0o755); // the service user looks for the updater there before using sudo
+  const updaterPath = join(prefix, 'sbin', 'watchpost-agent-update');
+  // An unprivileged service user with the sudo rule api/ACTIONS.md gives operators (paths of this test).
+  sshd = await startTestSshd({
+    serviceUser: {
+      sudoCommands: [
+        '/usr/bin/true',
+        updaterPath,
+        `/usr/bin/tee ${updaterPath}`,
+        `/usr/bin/mkdir -p ${join(prefix, 'sbin')}`,
+        `/usr/bin/chmod 0755 ${updaterPath}`,
+      ],
+    },
+  });
   repo = createTestGitRepo();
   repo.commit({ 'install.sh': installSh, README: 'agent 1.2.0\n' }, { tag: 'v1.2.0' });
-  prefix = mkdtempSync(join(tmpdir(), 'watchpost-prefix-'));
   h = await createApiHarness('actions_ssh', {
     env: {
       SERVICE_SSH_USERNAME: sshd.username,
       SERVICE_SSH_PORT: String(sshd.port),
       SERVICE_SSH_PRIVATE_KEY_FILE: sshd.privateKeyFile,
-      SERVICE_AGENT_UPDATER_PATH: join(prefix, 'sbin', 'watchpost-agent-update'),
+      SERVICE_AGENT_UPDATER_PATH: updaterPath,
       SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS: 'true',
       SERVICE_AGENT_UPDATE_LINUX_GIT_URL: repo.url,
       SERVICE_AGENT_UPDATE_LINUX_BRANCH: 'main',
@@ -78,13 +94,13 @@ afterAll(async () => {
 });
 
 describe('SSH administration check', () => {
-  it('connects, finds root, persists ssh_admin_ok and pins the host key; recorded in actions and audit', async () => {
+  it('connects as the service user, finds its sudo rule, persists ssh_admin_ok and pins the host key; recorded in actions and audit', async () => {
     const before = await h.stores.pg.query('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId]);
     expect(before.rows[0].ssh_admin_ok).toBe(false);
     const r = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body).toMatchObject({ kind: 'ssh.check', status: 'succeeded', actor: 'ada', hostname: 'lnx-01' });
-    expect(r.body.result).toMatchObject({ ssh_admin_ok: true, via: 'root' });
+    expect(r.body.result).toMatchObject({ ssh_admin_ok: true, via: 'sudo' });
     expect(r.body.duration_ms).toBeGreaterThanOrEqual(0);
     const fingerprint = execFileSync('ssh-keygen', ['-l', '-E', 'sha256', '-f', join(sshd.dir, 'host_ed25519.pub')], {
       encoding: 'utf8',
@@ -102,10 +118,28 @@ describe('SSH administration check', () => {
     expect(audit.rows[0]).toMatchObject({
       actor: 'ada',
       target: 'lnx-01',
-      details: { action_id: r.body.id, status: 'succeeded' },
+      details: { action_id: r.body.id, status: 'succeeded', result: { ssh_admin_ok: true, via: 'sudo' } },
     });
     const listed = await call('GET', `/actions?host_id=${hostId}`, monitor);
     expect(listed.body.items.map((a: { id: number }) => a.id)).toContain(r.body.id);
+  });
+
+  it('a user without the sudo rule is not administrable: ssh_admin_ok false', async () => {
+    const rule = readFileSync(SUDOERS_PATH, 'utf8');
+    rmSync(SUDOERS_PATH);
+    try {
+      const r = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body.result).toMatchObject({ ssh_admin_ok: false, via: null });
+      expect((await h.stores.pg.query('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId])).rows[0].ssh_admin_ok).toBe(
+        false,
+      );
+    } finally {
+      writeFileSync(SUDOERS_PATH, rule, { mode: 0o440 });
+    }
+    expect((await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`)).body.result).toMatchObject({
+      ssh_admin_ok: true,
+    });
   });
 
   it('is for admins only', async () => {

@@ -83,8 +83,21 @@ export function connectSsh(t: SshTarget, signal: AbortSignal, timeoutMs: number)
 function exec(client: Client, where: string, command: string, signal: AbortSignal, stdin?: string): Promise<ExecResult> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new RemoteError(`${where}: timed out`));
-    client.exec(command, (err: Error | undefined, stream: ClientChannel) => {
-      if (err) return reject(new RemoteError(`${where}: ${err.message}`));
+    let stream: ClientChannel | undefined;
+    // Listening from the start: a server that never confirms the channel is cut off by the deadline too.
+    const onAbort = () => {
+      if (stream) stream.close();
+      else client.end();
+      reject(new RemoteError(`${where}: timed out`));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    client.exec(command, (err: Error | undefined, ch: ClientChannel) => {
+      if (err) {
+        signal.removeEventListener('abort', onAbort);
+        return reject(new RemoteError(`${where}: ${err.message}`));
+      }
+      if (signal.aborted) return ch.close();
+      stream = ch;
       const out: Buffer[] = [];
       const errOut: Buffer[] = [];
       let size = 0;
@@ -92,14 +105,9 @@ function exec(client: Client, where: string, command: string, signal: AbortSigna
         size += c.length;
         if (size <= MAX_OUTPUT) into.push(c);
       };
-      const onAbort = () => {
-        stream.close();
-        reject(new RemoteError(`${where}: timed out`));
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      stream.on('data', collect(out));
-      stream.stderr.on('data', collect(errOut));
-      stream.on('close', (code: number | null, sig?: string) => {
+      ch.on('data', collect(out));
+      ch.stderr.on('data', collect(errOut));
+      ch.on('close', (code: number | null, sig?: string) => {
         signal.removeEventListener('abort', onAbort);
         resolve({
           code: code ?? (sig ? 128 : -1),
@@ -107,8 +115,8 @@ function exec(client: Client, where: string, command: string, signal: AbortSigna
           stderr: Buffer.concat(errOut).toString('utf8'),
         });
       });
-      if (stdin !== undefined) stream.end(stdin);
-      else stream.end();
+      if (stdin !== undefined) ch.end(stdin);
+      else ch.end();
     });
   });
 }

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
+import { BUNDLE_URL_TTL_SECONDS, loadSecretsKey, signedBundleUrl } from '@watchpost/core';
 import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
 import {
   createTestGitRepo,
@@ -136,6 +137,14 @@ describe('Windows agent update over WinRM', () => {
     expect((await get(`${u.pathname}?expires=${Number(u.searchParams.get('expires')) + 60}&sig=${sig}`)).statusCode).toBe(403);
     expect((await get(`/api/v1/agent-bundles/${Number(id) + 1}.zip${u.search}`)).statusCode).toBe(403);
     expect((await get(`${u.pathname}`)).statusCode).toBe(400);
+    // a genuine link, signed by the service, stops working after its lifetime
+    const key = await loadSecretsKey(h.config.actions.secretsKey, h.config.stateDir);
+    const stale = new URL(
+      signedBundleUrl(key, `http://127.0.0.1:${port}`, Number(id), Date.now() - (BUNDLE_URL_TTL_SECONDS + 5) * 1000),
+    );
+    const fresh = new URL(signedBundleUrl(key, `http://127.0.0.1:${port}`, Number(id)));
+    expect((await get(`${fresh.pathname}${fresh.search}`)).statusCode).toBe(200);
+    expect((await get(`${stale.pathname}${stale.search}`)).statusCode).toBe(403);
   });
 
   it('a bundle altered on the way fails the hash check on the host: a 400, nothing installed', async () => {

@@ -233,7 +233,17 @@ describe('event actions', () => {
     expect(q.status, JSON.stringify(q.body)).toBe(200);
     expect(q.body).toMatchObject({ kind: 'winrm.sessions', host_id: hostId, hostname: 'win-01', status: 'succeeded' });
     expect(q.body.result.sessions.some((s: { username: string; id: number }) => s.username === 'bob' && s.id === 4)).toBe(true);
-    const byId = await call('POST', `/events/${ev.gateway}/actions/gateway-logoff`, monitor, { session_id: 1 });
+    // A monitor ends the event user's sessions only, never another one (here the console's).
+    const notTheirs = await call('POST', `/events/${ev.gateway}/actions/gateway-logoff`, monitor, { session_id: 1 });
+    expect(notTheirs.status).toBe(400);
+    expect(notTheirs.body.error.message).toMatch(/session 1 is not a session of the event's user/);
+    expect(win.sessions.map((s) => s.id)).toContain(1);
+    win.sessions.push({ session_name: 'rdp-tcp#21', username: 'bob', id: 5, state: 'Disc' });
+    const own = await call('POST', `/events/${ev.gateway}/actions/gateway-logoff`, monitor, { session_id: 5 });
+    expect(own.status, JSON.stringify(own.body)).toBe(200);
+    expect(win.sessions.map((s) => s.id)).not.toContain(5);
+    // an admin may end any session from the event
+    const byId = await call('POST', `/events/${ev.gateway}/actions/gateway-logoff`, undefined, { session_id: 1 });
     expect(byId.status).toBe(200);
     expect(win.sessions.map((s) => s.id)).not.toContain(1);
     const byUser = await call('POST', `/events/${ev.gateway}/actions/gateway-logoff`, monitor);
