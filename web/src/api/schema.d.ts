@@ -777,7 +777,7 @@ export interface paths {
     put?: never;
     /**
      * logoff on the Windows host behind a gateway event (synchronous)
-     * @description With `session_id`: logs off that session. Without: logs off every session of the event user (details.user, ...). Admins and monitors (spec rule 3).
+     * @description With `session_id`: logs off that session (for a monitor, only a session of the event user: another answers 400). Without: logs off every session of the event user (details.user, ...). Admins and monitors (spec rule 3).
      *
      *     Access: any logged-in user (monitor or admin).
      */
