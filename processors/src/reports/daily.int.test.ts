@@ -222,6 +222,27 @@ describe('daily report', () => {
     }
   });
 
+  it('a day whose report time passed while no scheduler ran is built late, before the next report time', async () => {
+    const clients = new Clients(stores.config);
+    try {
+      // 07:00 Berlin on 03-31: the 03-30 report (08:00 on 03-30) was never built; 03-29's exists.
+      const now = new Date('2026-03-31T05:00:00Z');
+      const r = await runDailyReport(deps(stores.config, clients), now);
+      expect(r).toMatchObject({ status: 'built', day: '2026-03-30' });
+      const row = await stores.pg.query<{ period_start: Date; period_end: Date }>(
+        `SELECT period_start, period_end FROM daily_reports WHERE day = '2026-03-30'`,
+      );
+      expect(row.rows[0]!.period_end.toISOString()).toBe('2026-03-30T06:00:00.000Z');
+      expect(row.rows[0]!.period_start.toISOString()).toBe('2026-03-29T06:00:00.000Z');
+      expect(await runDailyReport(deps(stores.config, clients), now)).toEqual({
+        status: 'not_yet',
+        runs_at: '2026-03-31T06:00:00.000Z',
+      });
+    } finally {
+      await clients.close();
+    }
+  });
+
   it('the scheduler role runs the check as a BullMQ job scheduler: two processes, one report per day', async () => {
     // Today's report time has passed in this zone (an hour picked so that it has, whatever the clock).
     const hour = new Date().getUTCHours();

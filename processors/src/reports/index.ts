@@ -37,11 +37,37 @@ export async function runDailyReport(deps: ReportDeps, now = new Date()): Promis
   const { config, pg } = deps;
   const cfg = config.dailyReport;
   if (!cfg.enabled) return { status: 'disabled' };
-  const day = localDate(now, cfg.timezone);
+  const today = localDate(now, cfg.timezone);
+  const runAt = reportTime(today, cfg.time, cfg.timezone);
+  if (now >= runAt) return ensureReport(deps, today, runAt);
+  // Before today's time: yesterday's report, if the schedulers were down across its whole day (from
+  // before its time until now). Only once some earlier report exists: a new install does not report
+  // on the days before it ran.
+  const yesterday = previousDay(today);
+  const missed = await pg.query<{ missed: boolean }>(
+    `SELECT NOT EXISTS (SELECT 1 FROM daily_reports WHERE day = $1 AND timezone = $2)
+        AND EXISTS (SELECT 1 FROM daily_reports WHERE day < $1 AND timezone = $2) AS missed`,
+    [yesterday, cfg.timezone],
+  );
+  if (missed.rows[0]?.missed) return ensureReport(deps, yesterday, reportTime(yesterday, cfg.time, cfg.timezone));
+  return { status: 'not_yet', runs_at: runAt.toISOString() };
+}
+
+function reportTime(day: string, time: string, timezone: string): Date {
   const [y, mo, d] = day.split('-').map(Number) as [number, number, number];
-  const [h, mi] = cfg.time.split(':').map(Number) as [number, number];
-  const runAt = zonedTime(y, mo, d, h, mi, cfg.timezone);
-  if (now < runAt) return { status: 'not_yet', runs_at: runAt.toISOString() };
+  const [h, mi] = time.split(':').map(Number) as [number, number];
+  return zonedTime(y, mo, d, h, mi, timezone);
+}
+
+function previousDay(day: string): string {
+  const [y, mo, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, mo - 1, d - 1)).toISOString().slice(0, 10);
+}
+
+/** The report of `day` (the 24 h before `runAt`): built and sent once, or sent again if it was left pending. */
+async function ensureReport(deps: ReportDeps, day: string, runAt: Date): Promise<ReportRun> {
+  const { config, pg } = deps;
+  const cfg = config.dailyReport;
   const exists = await pg.query<{ id: string; figures: DailyFigures; settled: boolean }>(
     `SELECT id, figures, created_at < now() - interval '1 minute' AS settled FROM daily_reports WHERE day = $1 AND timezone = $2`,
     [day, cfg.timezone],
