@@ -136,6 +136,13 @@ const destinationsInput = {
   },
 } as const;
 
+const allowInput = {
+  type: 'array',
+  maxItems: 50,
+  items: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:/_-]+$' },
+  description: 'addresses, CIDRs or host names the SSRF guard lets through (private and loopback ranges are refused otherwise)',
+} as const;
+
 const channelBodies: Record<NotifyChannel, object> = {
   chat: {
     type: 'object',
@@ -145,13 +152,7 @@ const channelBodies: Record<NotifyChannel, object> = {
       telegram_api_base: { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 512 },
       telegram_token: { type: 'string', minLength: 1, maxLength: 256, pattern: '^[A-Za-z0-9:_-]+$', nullable: true },
       destinations: destinationsInput,
-      allow: {
-        type: 'array',
-        maxItems: 50,
-        items: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:/_-]+$' },
-        description:
-          'addresses, CIDRs or host names the SSRF guard lets through (private and loopback ranges are refused otherwise)',
-      },
+      allow: allowInput,
     },
   },
   webhook: {
@@ -168,13 +169,7 @@ const channelBodies: Record<NotifyChannel, object> = {
         description: 'HMAC-SHA256 signing secret (write-only)',
       },
       timeout_ms: { type: 'integer', minimum: 100, maximum: 120000 },
-      allow: {
-        type: 'array',
-        maxItems: 50,
-        items: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:/_-]+$' },
-        description:
-          'addresses, CIDRs or host names the SSRF guard lets through (private and loopback ranges are refused otherwise)',
-      },
+      allow: allowInput,
     },
   },
   email: {
