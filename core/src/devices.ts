@@ -57,15 +57,15 @@ export interface DeviceRow {
   session_live: boolean;
 }
 
-/** The device (d) of user (u) holds a refresh token it can still use. */
-const LIVE_SESSION = `EXISTS (
+/** The device (d) of an active user (u) holds a refresh token it can still use. */
+const LIVE_SESSION = `u.active AND EXISTS (
     SELECT 1 FROM refresh_tokens t WHERE t.device_id = d.id AND t.revoked_at IS NULL AND t.used_at IS NULL
        AND t.expires_at > now() AND t.token_version = u.token_version)`;
 
 const DEVICE_SELECT = `SELECT d.id::int, d.device_uuid, d.name, d.platform, d.user_id::int, u.username, u.role, d.created_at, d.enrolled_at,
          d.enroll_count, d.last_used_at, d.revoked_at, d.revoked_by,
          (SELECT count(*)::int FROM push_subscriptions s WHERE s.device_id = d.id) AS push_subscriptions,
-         u.active AND ${LIVE_SESSION} AS session_live
+         ${LIVE_SESSION} AS session_live
     FROM devices d JOIN users u ON u.id = d.user_id`;
 
 export type EnrollOutcome =
@@ -224,7 +224,7 @@ export interface PushTarget {
  * (a family revoked for a reused refresh token, a password change or an expired session ends the
  * pushes too: they carry event details).
  */
-const PUSHABLE = `d.revoked_at IS NULL AND u.active AND ${LIVE_SESSION}`;
+const PUSHABLE = `d.revoked_at IS NULL AND ${LIVE_SESSION}`;
 
 /** Subscriptions of the devices that may be pushed to. */
 export async function pushTargets(pg: Pool): Promise<PushTarget[]> {

@@ -51,13 +51,24 @@ export function localDate(instant: Date, tz: string): string {
   return `${p.y}-${String(p.mo).padStart(2, '0')}-${String(p.d).padStart(2, '0')}`;
 }
 
+/** The calendar date `days` after (or before) a YYYY-MM-DD date. */
+export function shiftDate(day: string, days: number): string {
+  const [y, mo, d] = day.split('-').map(Number) as [number, number, number];
+  return new Date(Date.UTC(y, mo - 1, d + days)).toISOString().slice(0, 10);
+}
+
+/** The instant of `time` (HH:MM) local time in `tz` on the local date `day` (YYYY-MM-DD). */
+export function dailyRunOn(day: string, time: string, tz: string): Date {
+  const [y, mo, d] = day.split('-').map(Number) as [number, number, number];
+  const [h, mi] = time.split(':').map(Number) as [number, number];
+  return zonedTime(y, mo, d, h, mi, tz);
+}
+
 /** The first run strictly after `after`, at `time` (HH:MM) local time in `tz`. */
 export function nextDailyRun(time: string, tz: string, after: Date): Date {
-  const [h, mi] = time.split(':').map(Number) as [number, number];
-  const p = parts(after.getTime(), tz);
+  const today = localDate(after, tz);
   for (let i = 0; i < 3; i++) {
-    const day = new Date(Date.UTC(p.y, p.mo - 1, p.d + i));
-    const t = zonedTime(day.getUTCFullYear(), day.getUTCMonth() + 1, day.getUTCDate(), h, mi, tz);
+    const t = dailyRunOn(shiftDate(today, i), time, tz);
     if (t.getTime() > after.getTime()) return t;
   }
   throw new Error(`no run of ${time} ${tz} after ${after.toISOString()}`);

@@ -169,6 +169,9 @@ async function sessions(client: WinrmClient) {
   return { sessions: parseQwinsta(r.stdout), raw: r.stdout };
 }
 
+/** qwinsta shows the bare account name; events may carry DOMAIN\user or user@domain. */
+const sessionOf = (s: { username: string }, user: string) => s.username.toLowerCase() === accountPart(user).toLowerCase();
+
 async function logoff(client: WinrmClient, id: number): Promise<void> {
   const safe = parseSessionId(id);
   if (safe === null) throw new RemoteError(`invalid session id ${String(id)}`);
@@ -189,10 +192,9 @@ const winrmSessions: Handler<'winrm.sessions'> = async (deps, job, signal) => {
 const winrmLogoff: Handler<'winrm.logoff'> = async (deps, job, signal) => {
   const client = await winrm(deps, job, signal);
   if (job.owner !== undefined) {
-    const owner = accountPart(job.owner).toLowerCase();
     const s = (await sessions(client)).sessions.find((x) => x.id === job.session_id);
     if (!s) throw new RemoteError(`no session ${job.session_id} on ${job.target.hostname}`);
-    if (s.username.toLowerCase() !== owner)
+    if (!sessionOf(s, job.owner))
       throw new RemoteError(`session ${job.session_id} is not a session of the event's user ${job.owner}`);
   }
   await logoff(client, job.session_id);
@@ -201,8 +203,7 @@ const winrmLogoff: Handler<'winrm.logoff'> = async (deps, job, signal) => {
 
 const winrmLogoffUser: Handler<'winrm.logoff_user'> = async (deps, job, signal) => {
   const client = await winrm(deps, job, signal);
-  const account = accountPart(job.user).toLowerCase();
-  const mine = (await sessions(client)).sessions.filter((s) => s.username.toLowerCase() === account);
+  const mine = (await sessions(client)).sessions.filter((s) => sessionOf(s, job.user));
   if (mine.length === 0) throw new RemoteError(`no session of user ${job.user} on ${job.target.hostname}`);
   // all ids checked before the first logoff: never half done because of one odd line
   const bad = mine.find((s) => parseSessionId(s.id) === null);

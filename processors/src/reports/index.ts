@@ -8,9 +8,10 @@ import {
   decide,
   loadChannelTargets,
   loadPolicy,
+  dailyRunOn,
   localDate,
   NO_TYPE_SETTINGS,
-  zonedTime,
+  shiftDate,
   type DeliveryQueues,
 } from '@watchpost/core';
 import { record } from '../notify/decide.ts';
@@ -38,30 +39,19 @@ export async function runDailyReport(deps: ReportDeps, now = new Date()): Promis
   const cfg = config.dailyReport;
   if (!cfg.enabled) return { status: 'disabled' };
   const today = localDate(now, cfg.timezone);
-  const runAt = reportTime(today, cfg.time, cfg.timezone);
+  const runAt = dailyRunOn(today, cfg.time, cfg.timezone);
   if (now >= runAt) return ensureReport(deps, today, runAt);
   // Before today's time: yesterday's report, if the schedulers were down across its whole day (from
   // before its time until now). Only once some earlier report exists: a new install does not report
   // on the days before it ran.
-  const yesterday = previousDay(today);
+  const yesterday = shiftDate(today, -1);
   const missed = await pg.query<{ missed: boolean }>(
     `SELECT NOT EXISTS (SELECT 1 FROM daily_reports WHERE day = $1 AND timezone = $2)
         AND EXISTS (SELECT 1 FROM daily_reports WHERE day < $1 AND timezone = $2) AS missed`,
     [yesterday, cfg.timezone],
   );
-  if (missed.rows[0]?.missed) return ensureReport(deps, yesterday, reportTime(yesterday, cfg.time, cfg.timezone));
+  if (missed.rows[0]?.missed) return ensureReport(deps, yesterday, dailyRunOn(yesterday, cfg.time, cfg.timezone));
   return { status: 'not_yet', runs_at: runAt.toISOString() };
-}
-
-function reportTime(day: string, time: string, timezone: string): Date {
-  const [y, mo, d] = day.split('-').map(Number) as [number, number, number];
-  const [h, mi] = time.split(':').map(Number) as [number, number];
-  return zonedTime(y, mo, d, h, mi, timezone);
-}
-
-function previousDay(day: string): string {
-  const [y, mo, d] = day.split('-').map(Number) as [number, number, number];
-  return new Date(Date.UTC(y, mo - 1, d - 1)).toISOString().slice(0, 10);
 }
 
 /** The report of `day` (the 24 h before `runAt`): built and sent once, or sent again if it was left pending. */
