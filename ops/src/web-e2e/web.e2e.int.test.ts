@@ -380,7 +380,17 @@ describe('web UI in a browser', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('active');
     await row.locator('button:has-text("Revoke")').click();
-    await page.click('.n-dialog button:has-text("Revoke")');
+    // The confirmation is clicked once it is on screen; the toast then says what the API answered, so
+    // a failed revoke reads as its reason here rather than as a row that never changes.
+    const confirm = page.locator('.n-dialog', { hasText: 'Revoke E2E phone?' });
+    await confirm.waitFor();
+    await confirm.getByRole('button', { name: 'Revoke', exact: true }).click();
+    await confirm.waitFor({ state: 'detached' });
+    const toast = page
+      .locator('.n-message')
+      .filter({ hasText: 'E2E phone' })
+      .or(page.locator('.n-message', { hasText: 'Could not' }));
+    expect(await toast.first().textContent()).toContain('Revoked E2E phone');
     await page.locator('table.plain tbody tr', { hasText: 'E2E phone' }).filter({ hasText: 'revoked' }).waitFor();
     expect(await page.content()).not.toContain(code);
   });
