@@ -71,11 +71,13 @@ async function outcome(p: Page, testid: string, timeout = 20_000) {
   };
 }
 
-/** Clicks the dialog's positive button (naive-ui confirm). */
+/** Clicks the dialog's positive button (naive-ui confirm), then waits until the dialog is gone. */
 async function confirm(p: Page, button: string) {
-  const dialog = p.locator('.n-dialog');
+  // The newest dialog: an earlier one may still be in its leave transition.
+  const dialog = p.locator('.n-dialog').last();
   await dialog.waitFor();
-  await dialog.locator(`button:has-text("${button}")`).click();
+  await dialog.getByRole('button', { name: button, exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
 }
 
 beforeAll(async () => {
