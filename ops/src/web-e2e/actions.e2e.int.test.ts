@@ -22,7 +22,7 @@ import {
 } from '@watchpost/testkit/actions';
 import { launchChromium } from './chromium.ts';
 import { startWebServer, type WebServer } from './server.ts';
-import { axeSerious, DESKTOP, loginAs, screenshots } from './pages.ts';
+import { axeSerious, confirmDialog, DESKTOP, loginAs, screenshots } from './pages.ts';
 
 const WIN_USER = 'CORP\\svc-watchpost';
 const WIN_PASSWORD = 'win-Pa55"word&';
@@ -69,15 +69,6 @@ async function outcome(p: Page, testid: string, timeout = 20_000) {
     result: await opt(`[data-testid=${testid}-result]`),
     error: await opt(`[data-testid=${testid}-error]`),
   };
-}
-
-/** Clicks the dialog's positive button (naive-ui confirm), then waits until the dialog is gone. */
-async function confirm(p: Page, button: string) {
-  // The newest dialog: an earlier one may still be in its leave transition.
-  const dialog = p.locator('.n-dialog').last();
-  await dialog.waitFor();
-  await dialog.getByRole('button', { name: button, exact: true }).click();
-  await dialog.waitFor({ state: 'detached' });
 }
 
 beforeAll(async () => {
@@ -204,7 +195,7 @@ describe('remote actions in the browser', () => {
     await page.waitForSelector('[data-testid=sessions-table] tr[data-session-id="3"]');
     expect(await text(page, '[data-testid=sessions-table]')).toMatch(/2 rdp-tcp#12 alice Active.*3 — bob Disc/);
     await page.click('button[aria-label="Log off session 3 (bob)"]');
-    await confirm(page, 'Log off');
+    await confirmDialog(page, 'Log off');
     expect(await outcome(page, 'logoff')).toEqual({ status: 'succeeded', result: 'Session 3 logged off.', error: '' });
     // The list is read again after the log-off.
     await page.waitForFunction(() => !document.querySelector('[data-testid=sessions-table] tr[data-session-id="3"]'));
@@ -239,7 +230,7 @@ describe('remote actions in the browser', () => {
     win.onPowerShell = async () => ({ stdout: 'installed\r\n5.1.0\r\n', exitCode: 0 });
     await page.goto(`${srv.url}/hosts/${winHost}`);
     await page.click('button:has-text("Update agent")');
-    await confirm(page, 'Update agent');
+    await confirmDialog(page, 'Update agent');
     const update = await outcome(page, 'agent-update');
     expect(update).toMatchObject({ status: 'succeeded', error: '' });
     expect(update.result).toBe('Agent windows now at version 5.1.0');
@@ -288,7 +279,7 @@ describe('remote actions in the browser', () => {
     resetSessions();
     await page.goto(`${srv.url}/events/${ev.rdp}`);
     await page.click('button:has-text("Terminate session of CORP\\\\alice")');
-    await confirm(page, 'Terminate');
+    await confirmDialog(page, 'Terminate');
     expect(await outcome(page, 'terminate')).toEqual({ status: 'succeeded', result: 'Logged off session(s): 2', error: '' });
     expect(win.sessions.map((s) => s.username)).not.toContain('alice');
     await screenshots(page, '23-event-terminate');
@@ -310,12 +301,12 @@ describe('remote actions in the browser', () => {
     expect(await p.locator('button[aria-label="Log off session 2 (alice)"]').count()).toBe(0);
     expect(await p.locator('button[aria-label="Log off session 1 (Administrator)"]').count()).toBe(0);
     await p.click('button[aria-label="Log off session 3 (bob)"]');
-    await confirm(p, 'Log off');
+    await confirmDialog(p, 'Log off');
     expect(await outcome(p, 'gateway-logoff')).toEqual({ status: 'succeeded', result: 'Logged off session(s): 3', error: '' });
     await p.waitForFunction(() => !document.querySelector('[data-testid=gateway-sessions-result] tr[data-session-id="3"]'));
     // The event user's remaining sessions in one go.
     await p.click('button:has-text("Log off CORP\\\\bob on the target host")');
-    await confirm(p, 'Log off');
+    await confirmDialog(p, 'Log off');
     await p.waitForFunction(() =>
       document.querySelector('[data-testid=gateway-logoff-result]')?.textContent?.includes('Logged off session(s): 4'),
     );

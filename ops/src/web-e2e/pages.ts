@@ -53,3 +53,15 @@ export async function screenshots(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SCREENSHOTS}${name}-phone.png`, fullPage: true });
   await page.setViewportSize(DESKTOP);
 }
+
+/**
+ * Clicks the positive button of a naive-ui confirm dialog (the newest, or the one showing `title`)
+ * once it is on screen, then waits until the dialog is gone.
+ */
+export async function confirmDialog(page: Page, button: string, title?: string): Promise<void> {
+  // The newest: an earlier dialog may still be in its leave transition.
+  const dialog = page.locator('.n-dialog', title ? { hasText: title } : {}).last();
+  await dialog.waitFor();
+  await dialog.getByRole('button', { name: button, exact: true }).click();
+  await dialog.waitFor({ state: 'detached' });
+}

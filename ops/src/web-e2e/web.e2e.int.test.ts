@@ -10,7 +10,7 @@ import type { EventEnvelope, EventV1 } from '@watchpost/schemas';
 import { addUser, loadFixture, type Fixture } from '@watchpost/testkit/api';
 import { launchChromium } from './chromium.ts';
 import { startWebServer, type WebServer } from './server.ts';
-import { axeSerious, DESKTOP, loginAs, screenshots } from './pages.ts';
+import { axeSerious, confirmDialog, DESKTOP, loginAs, screenshots } from './pages.ts';
 
 // A webpack UMD build: plain Node hands over its exports object, vitest's interop the function itself.
 type JsQR = typeof jsqrModule.default;
@@ -380,12 +380,8 @@ describe('web UI in a browser', () => {
     await row.waitFor();
     expect(await row.textContent()).toContain('active');
     await row.locator('button:has-text("Revoke")').click();
-    // The confirmation is clicked once it is on screen; the toast then says what the API answered, so
-    // a failed revoke reads as its reason here rather than as a row that never changes.
-    const confirm = page.locator('.n-dialog', { hasText: 'Revoke E2E phone?' });
-    await confirm.waitFor();
-    await confirm.getByRole('button', { name: 'Revoke', exact: true }).click();
-    await confirm.waitFor({ state: 'detached' });
+    await confirmDialog(page, 'Revoke', 'Revoke E2E phone?');
+    // The toast says what the API answered: a failed revoke reads as its reason, not as a row that never changes.
     const toast = page
       .locator('.n-message')
       .filter({ hasText: 'E2E phone' })
