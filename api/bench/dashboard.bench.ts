@@ -16,7 +16,7 @@ import { createQueue, createRedis } from '@watchpost/runtime';
 import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schemas';
 import { createTestStores, testConfig, uniqueTestName } from '@watchpost/testkit';
 import { ROLLUP_OVERLAP_SECONDS, runHourlyRollup } from '@watchpost/testkit/api';
-import { authSettingsFrom, buildApiApp, type ApiDeps } from '@watchpost/api';
+import { authSettingsFrom, buildApiApp, createActionsQueue, type ApiDeps } from '@watchpost/api';
 import { createUser } from '@watchpost/core';
 import { seedBenchEvents, seedBenchPostgres } from './seed-dashboard.ts';
 
@@ -47,6 +47,7 @@ const { ch, pg } = s;
 const redis = createRedis(config.redisUrl);
 const queueRedis = createRedis(config.redisUrl, { forBullmq: true });
 const notifications = createQueue<LoginRateLimitedJob>(config, NOTIFICATIONS_QUEUE, queueRedis);
+const actions = createActionsQueue(config, createRedis(config.redisUrl, { forBullmq: true }));
 
 try {
   console.log(
@@ -83,6 +84,7 @@ try {
     redisKeyPrefix: `${uniqueTestName('bench')}:`,
     clickhouse: ch,
     notifications,
+    actions,
     auth: authSettingsFrom(config, new TextEncoder().encode('bench-secret-bench-secret-bench-secret-0123')),
     verifyAgentKey: async () => false,
   };
@@ -166,6 +168,7 @@ try {
 } finally {
   await notifications.obliterate({ force: true }).catch(() => {});
   await notifications.close();
+  await actions.close();
   await queueRedis.quit(); // BullMQ leaves a connection it was given open
   await redis.quit();
   if (process.env.BENCH_KEEP === '1') console.log(`kept databases ${config.clickhouseDatabase}`);

@@ -7,8 +7,10 @@ import { loadJwtSecret } from './auth/secret.ts';
 import { authSettingsFrom } from './auth/settings.ts';
 import { ensureFirstAdmin } from './auth/first-admin.ts';
 import type { ApiDeps, AuthSettings } from './types.ts';
+import { createActionsQueue } from './routes/actions/queue.ts';
 
 export { buildApiApp } from './app.ts';
+export { createActionsQueue, type ActionsQueue } from './routes/actions/queue.ts';
 export type { ApiDeps, ApiUser, Access, AuthSettings } from './types.ts';
 
 export { authSettingsFrom };
@@ -25,6 +27,7 @@ export async function createApiDeps(config: Config, clients: Clients): Promise<A
     redisKeyPrefix: config.redisKeyPrefix,
     clickhouse: clients.clickhouse,
     notifications: createQueue(config, NOTIFICATIONS_QUEUE, clients.bullmqConnection()),
+    actions: createActionsQueue(config, clients.bullmqConnection()),
     auth: await authSettings(config),
     verifyAgentKey: async (key) => (await verifyApiKey(clients.pg, key)) !== null,
   };
@@ -38,6 +41,7 @@ export const apiRole: RoleStarter = async ({ config, log, clients }) => {
     checks: clients.checks(),
     close: async () => {
       await deps.notifications.close();
+      await deps.actions.close();
     },
   };
 };

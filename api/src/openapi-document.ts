@@ -20,6 +20,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
     redisKeyPrefix: 'openapi:',
     clickhouse: inert,
     notifications: inert,
+    actions: inert,
     auth: authSettingsFrom(config, new Uint8Array(32)),
     verifyAgentKey: unused,
   };

@@ -6,6 +6,7 @@ import type { Redis } from '@watchpost/runtime';
 import type { ClickHouseClient } from '@watchpost/runtime';
 import type { Queue } from 'bullmq';
 import type { LoginRateLimitedJob } from '@watchpost/schemas';
+import type { ActionsQueue } from './routes/actions/queue.ts';
 
 import type { ApiUser } from '@watchpost/core';
 export { USER_ROLES, type UserRole, type ApiUser } from '@watchpost/core';
@@ -44,6 +45,8 @@ export interface ApiDeps {
   clickhouse: ClickHouseClient;
   /** BullMQ notifications queue (login-limit alerts). */
   notifications: Queue<LoginRateLimitedJob>;
+  /** BullMQ actions queue and its request-reply (remote actions, routes/actions/). */
+  actions: ActionsQueue;
   auth: AuthSettings;
   /** True when the key is a valid, unrevoked agent API key (ingest's api_keys table). */
   verifyAgentKey(key: string): Promise<boolean>;

@@ -1,11 +1,11 @@
-// Admission control under concurrency, against the real Redis, Kafka and Postgres: the per-key token
-// bucket (429 + Retry-After), the caps on events and bytes in flight (503 + Retry-After), and a batch
-// streamed in chunks over a real socket.
+// Admission control under concurrency, against the real Redis, Kafka and Postgres: the token buckets
+// per host under a ceiling per key (429 + Retry-After), the caps on events and bytes in flight (503 +
+// Retry-After), and a batch streamed in chunks over a real socket.
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import type { Kafka } from 'kafkajs';
-import { createTestStores, memoryLogger, sampleEvent, testConfig, type TestStores } from '@watchpost/testkit';
+import { createTestStores, memoryLogger, sampleEvent, testConfig, topicReader, type TestStores } from '@watchpost/testkit';
 import { createKafka, createRedis, type Config, type Redis } from '@watchpost/runtime';
 import { createApiKey } from '@watchpost/core';
 import { buildIngestApp, type IngestService } from './app.ts';
@@ -15,6 +15,14 @@ let stores: TestStores;
 let redis: Redis;
 let kafka: Kafka;
 const open: FastifyInstance[] = [];
+let events: Awaited<ReturnType<typeof topicReader>> | undefined;
+const BATCH = '/api/v1/events/batch';
+
+/** What ingest appended to the events topic (one reader for the file, opened on first use). */
+async function reader() {
+  events ??= await topicReader(kafka, stores.config.topics.events);
+  return events;
+}
 
 beforeAll(async () => {
   stores = await createTestStores(testConfig('ingest_admission', { KAFKA_PARTITIONS: '1' }));
@@ -23,6 +31,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   for (const a of open) await a.close();
+  await events?.close();
   await redis?.quit();
   await stores?.drop();
 });
@@ -65,7 +74,7 @@ const delayed =
     close: async () => {},
   });
 
-describe('per-key rate limit (token bucket)', () => {
+describe('per-key ceiling (token bucket)', () => {
   it('60 concurrent posts against a burst of 20: 20 accepted, the rest 429 with Retry-After; another key is not affected', async () => {
     const { app, key } = await appWith({ ratePerKey: 1, rateBurst: 20 });
     const other = (await createApiKey(stores.pg, 'other')).key;
@@ -173,5 +182,75 @@ describe('NDJSON batch over a real socket', () => {
     const until = Date.now() + 2000;
     while ((ingest.inFlight.events || ingest.inFlight.bytes) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
     expect(ingest.inFlight).toMatchObject({ events: 0, bytes: 0 });
+  });
+});
+
+describe('fair shared keys: a bucket per key and host under a per-key ceiling', () => {
+  const as = (hostname: string) =>
+    sampleEvent({
+      host: { hostname, os_family: 'linux' },
+      source: { product: 'ssh-monitor', product_version: '2.4.1', agent_instance_id: `agent-${hostname}` },
+    });
+
+  it("one host's flood gets 429; another host on the same key keeps getting 201 and its events are stored", async () => {
+    const { app, key } = await appWith({ ratePerKey: 0.01, rateBurst: 100, ratePerHost: 0.01, rateHostBurst: 20 });
+    const flood = await Promise.all(Array.from({ length: 150 }, () => post(app, key, JSON.stringify(as('flood-a')))));
+    const limited = flood.filter((r) => r.statusCode === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited[0]!.json().error.code).toBe('RATE_LIMITED');
+    expect(Number(limited[0]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Host B on the same key, while A is still refused.
+    const b = Array.from({ length: 10 }, () => as('quiet-b'));
+    const rb = await Promise.all(b.map((e) => post(app, key, JSON.stringify(e))));
+    expect(rb.map((r) => r.statusCode)).toEqual(Array(10).fill(201));
+    expect((await post(app, key, JSON.stringify(as('flood-a')))).statusCode).toBe(429);
+    // A got its own burst, not the key's (the buckets refill at one token per 100 s here).
+    expect(flood.filter((r) => r.statusCode === 201)).toHaveLength(20);
+    const stored = new Set((await (await reader()).caughtUp()).map((m) => JSON.parse(m.value).event.event_id as string));
+    expect(b.every((e) => stored.has(e.event_id))).toBe(true);
+  });
+
+  it("a batch: the flooding host's lines answer 429 per line, the other host's lines are stored; the whole answer is 429", async () => {
+    const { app, ingest, key } = await appWith({ ratePerKey: 0.01, rateBurst: 1000, ratePerHost: 0.01, rateHostBurst: 10 });
+    const first = await post(app, key, Array.from({ length: 10 }, () => JSON.stringify(as('flood-a'))).join('\n'), BATCH);
+    expect(first.statusCode).toBe(200);
+    // A's bucket is empty now: a batch of A's and B's lines.
+    const lines = [as('flood-a'), as('quiet-b'), as('flood-a'), as('quiet-b')];
+    const r = await post(app, key, lines.map((e) => JSON.stringify(e)).join('\n'), BATCH);
+    expect(r.statusCode).toBe(429);
+    expect(Number(r.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const j = r.json();
+    expect(j).toMatchObject({ created: 2, rate_limited: 2, unavailable: 0 });
+    expect(j.results.map((x: { status: number }) => x.status)).toEqual([429, 201, 429, 201]);
+    expect(j.results[0]).toMatchObject({ line: 1, event_id: lines[0]!.event_id, error: { code: 'RATE_LIMITED' } });
+    // Nothing of A's refused lines is held: the agent's resend of the whole batch stores them (B's lines then 409).
+    const states = await Promise.all(lines.map((e) => ingest.claims.state(e.event_id)));
+    expect(states.map((s) => s.state)).toEqual(['free', 'stored', 'free', 'stored']);
+    const again = await post(app, key, lines.map((e) => JSON.stringify(e)).join('\n'), BATCH);
+    expect(again.json().results.map((x: { status: number }) => x.status)).toEqual([429, 409, 429, 409]);
+    // B alone is not affected.
+    const rb = await post(app, key, Array.from({ length: 5 }, () => JSON.stringify(as('quiet-b'))).join('\n'), BATCH);
+    expect(rb.statusCode).toBe(200);
+  });
+
+  it('the per-key ceiling still bounds the key: many hosts together get 429 with Retry-After, a new host is refused before its body is read', async () => {
+    const { app, key } = await appWith({ ratePerKey: 0.01, rateBurst: 30, ratePerHost: 0.01, rateHostBurst: 5 });
+    const rs = await Promise.all(
+      Array.from({ length: 10 }, (_, h) =>
+        Array.from({ length: 5 }, () => post(app, key, JSON.stringify(as(`fleet-${h}`)))),
+      ).flat(),
+    );
+    const created = rs.filter((r) => r.statusCode === 201).length;
+    expect(created).toBe(30);
+    const limited = rs.filter((r) => r.statusCode === 429);
+    expect(limited).toHaveLength(50 - created);
+    expect(limited[0]!.json()).toEqual({ error: { code: 'RATE_LIMITED', message: expect.stringContaining('agent key') } });
+    expect(Number(limited[0]!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    const late = await post(app, key, JSON.stringify(as('fleet-new')));
+    expect(late.statusCode).toBe(429);
+    expect(Number(late.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    // Refused before the body is read: not even parsed.
+    expect((await post(app, key, 'not json')).statusCode).toBe(429);
+    expect((await post(app, key, 'not json', BATCH)).statusCode).toBe(429);
   });
 });

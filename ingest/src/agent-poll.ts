@@ -15,6 +15,7 @@ import {
 import {
   agentKindOf,
   configFor,
+  findHost,
   isOutdated,
   loadAgentConfig,
   loadAgentUpdateSettings,
@@ -85,11 +86,7 @@ export function agentPollRoutes(deps: { pg: Pool; config: Config; log: Logger })
       async (req) => {
         const b = req.body;
         const s = await settings();
-        const host = await pg.query<{ product: string; os_family: string; product_version: string }>(
-          'SELECT product, os_family, product_version FROM hosts WHERE hostname = $1',
-          [b.hostname],
-        );
-        const known = host.rows[0];
+        const known = await findHost(pg, { hostname: b.hostname }, ['product', 'os_family', 'product_version']);
         const kind = agentKindOf({ product: b.product ?? known?.product ?? '', os_family: known?.os_family });
         const running = b.product_version ?? known?.product_version ?? null;
         const latest = s.latest[kind];

@@ -16,7 +16,7 @@ import type { Pool } from 'pg';
 import { validateEvent, type EventV1, type ValidationError } from '@watchpost/schemas';
 import { counter, type Config, type Logger } from '@watchpost/runtime';
 import { ApiKeyVerifier } from '@watchpost/core';
-import { InFlightLimiter, KeyRateLimiter } from './admission.ts';
+import { AgentRateLimiter, InFlightLimiter } from './admission.ts';
 import { ClaimStore } from './claims.ts';
 import { KafkaEventSink, type EventSink } from './kafka-sink.ts';
 import { splitNdjson } from './ndjson.ts';
@@ -50,7 +50,7 @@ export interface IngestDeps {
   log: Logger;
   pipeline: IngestPipeline;
   keys: KeyVerifier;
-  rate: KeyRateLimiter;
+  rate: AgentRateLimiter;
   inFlight: InFlightLimiter;
   /** Postgres for the agent poll (agent-poll.ts); without it the poll routes are not mounted. */
   pg?: Pool;
@@ -72,7 +72,7 @@ export function agentKey(headers: FastifyRequest['headers']): string | undefined
 
 type LineResult =
   | { status: 201; event_id: string; received_at: string }
-  | { status: 409 | 503; event_id: string; error: ErrorBody['error'] }
+  | { status: 409 | 429 | 503; event_id: string; error: ErrorBody['error'] }
   | { status: 413 | 422; event_id?: string; error: ErrorBody['error'] };
 
 /** Best-effort identifiers of a rejected body for the log line (bounded in size). */
@@ -154,11 +154,19 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
     return reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).send(errorBody('UNAVAILABLE', message));
   }
 
-  function rateLimited(reply: FastifyReply, waitSeconds: number) {
-    return reply
-      .code(429)
-      .header('retry-after', String(waitSeconds))
-      .send(errorBody('RATE_LIMITED', `too many events for this agent key; retry after ${waitSeconds} s`));
+  /** The host's bucket under its key, for a valid event (hostname and agent instance). */
+  function hostOf(keyId: number, event: EventV1): string {
+    return AgentRateLimiter.hostId(keyId, event.host.hostname, event.source.agent_instance_id);
+  }
+
+  const hostRateMessage = (wait: number) => `too many events from this host; retry after ${wait} s`;
+
+  function rateLimited(reply: FastifyReply, waitSeconds: number, scope: 'key' | 'host' = 'key') {
+    const message =
+      scope === 'key'
+        ? `too many events for this agent key (all its hosts together); retry after ${waitSeconds} s`
+        : hostRateMessage(waitSeconds);
+    return reply.code(429).header('retry-after', String(waitSeconds)).send(errorBody('RATE_LIMITED', message));
   }
 
   return async (app: FastifyInstance) => {
@@ -167,7 +175,8 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
 
-    // Before the body is read: key check, the key's rate limit, and the process's in-flight caps.
+    // Before the body is read: key check, the key's rate ceiling (the host is not known yet), and
+    // the process's in-flight caps.
     app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
       const key = agentKey(req.headers);
       let id: number | null;
@@ -185,11 +194,10 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
           .send(errorBody('UNAUTHORIZED', 'a valid agent API key is required in X-API-Key or Authorization: Bearer'));
       }
       const isBatch = req.routeOptions.url === BATCH_PATH;
-      // One event pays at once; a batch is refused here only when the bucket is empty, and pays for
-      // its lines once they are counted.
-      const wait = isBatch ? rate.check(id) : rate.take(id, 1);
+      // Refused here only when the key's ceiling is empty; events pay per host once they are read.
+      const wait = rate.checkKey(id);
       if (wait > 0) {
-        record('rate_limited', { reason: `agent key ${id} over ${rate.ratePerSecond} events/s` });
+        record('rate_limited', { reason: `agent key ${id} over its ceiling of ${rate.limits.keyRate} events/s` });
         return rateLimited(reply, wait);
       }
       // The declared length (or the route's limit when none is declared) is held until the answer.
@@ -249,11 +257,26 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
       async (req, reply) => {
         const receivedAt = new Date().toISOString();
         const checked = parseAndValidate(req.body as string | undefined);
+        const { keyId } = admitted.get(req)!;
         if (!checked.ok) {
+          // Names no host it could be charged to: only the key's ceiling pays.
+          rate.chargeKey(keyId, 1);
           record('rejected', { ...checked.id, reason: checked.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ') });
           return reply
             .code(422)
             .send(errorBody('INVALID_EVENT', 'the body is not one valid event (schema v1)', { errors: checked.errors }));
+        }
+        const refused = rate.take(keyId, hostOf(keyId, checked.event), 1);
+        if (refused) {
+          record('rate_limited', {
+            event_id: checked.event.event_id,
+            hostname: checked.event.host.hostname,
+            reason:
+              refused.scope === 'key'
+                ? `agent key ${keyId} over its ceiling of ${rate.limits.keyRate} events/s`
+                : `host over ${rate.limits.hostRate} events/s on agent key ${keyId}`,
+          });
+          return rateLimited(reply, refused.wait, refused.scope);
         }
         const o = await ingestOne(checked.event, (req.body as string).trim(), receivedAt);
         if (o.status === 'created') return reply.code(201).send({ event_id: checked.event.event_id, received_at: o.receivedAt });
@@ -315,21 +338,45 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
             text,
             checked: text === undefined ? undefined : parseAndValidate(text),
           }));
-          const valid = checked.reduce((n, c) => (c.checked?.ok ? n + 1 : n), 0);
-          // Admission for the whole batch before any line is appended: all or nothing.
           const held = admitted.get(req)!;
+          // Each valid line pays to its host's bucket; the others name no host and pay the ceiling only.
+          const perHost = new Map<string, number>();
+          const hostOfLine: (string | undefined)[] = checked.map((c) => {
+            if (!c.checked?.ok) return undefined;
+            const h = hostOf(held.keyId, c.checked.event);
+            perHost.set(h, (perHost.get(h) ?? 0) + 1);
+            return h;
+          });
+          const valid = hostOfLine.reduce((n, h) => (h === undefined ? n : n + 1), 0);
+          // The in-flight cap and the key's ceiling decide for the whole batch before any line is
+          // appended: refused, nothing of it is stored.
           if (!inFlight.tryAcquire(valid, 0)) {
             record('unavailable', { reason: 'ingest at capacity (events in flight)' });
             return unavailable(reply, 'ingest is at capacity; retry later');
           }
           held.events += valid;
-          const wait = rate.take(held.keyId, count);
-          if (wait > 0) {
-            record('rate_limited', { reason: `agent key ${held.keyId} over ${rate.ratePerSecond} events/s (batch of ${count})` });
-            return rateLimited(reply, wait);
+          const { keyWait, refused } = rate.admit(held.keyId, perHost, count - valid);
+          if (keyWait > 0) {
+            record('rate_limited', {
+              reason: `agent key ${held.keyId} over its ceiling of ${rate.limits.keyRate} events/s (batch of ${count})`,
+            });
+            return rateLimited(reply, keyWait);
+          }
+          // A host over its own bucket: its lines answer 429 each, the other hosts' lines go on.
+          let hostWait = 0;
+          if (refused.size > 0) {
+            let n = 0;
+            for (const [h, events] of perHost) {
+              const w = refused.get(h);
+              if (w === undefined) continue;
+              n += events;
+              hostWait = Math.max(hostWait, w);
+            }
+            inFlight.release(n, 0);
+            held.events -= n;
           }
           const pending: Promise<LineResult & { line: number }>[] = [];
-          for (const { line, text, checked: c } of checked) {
+          for (const [i, { line, text, checked: c }] of checked.entries()) {
             if (c === undefined) {
               record('too_large', { reason: `line ${line} over ${config.ingest.maxBodyBytes} bytes` });
               pending.push(
@@ -357,19 +404,39 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
               continue;
             }
             const ev = c.event;
+            const w = refused.get(hostOfLine[i]!);
+            if (w !== undefined) {
+              record('rate_limited', {
+                event_id: ev.event_id,
+                hostname: ev.host.hostname,
+                reason: `line ${line}: host over ${rate.limits.hostRate} events/s on agent key ${held.keyId}`,
+              });
+              pending.push(
+                Promise.resolve({
+                  line,
+                  status: 429,
+                  event_id: ev.event_id,
+                  error: { code: 'RATE_LIMITED', message: hostRateMessage(w) },
+                }),
+              );
+              continue;
+            }
             pending.push(ingestOne(ev, text!.trim(), receivedAt).then((o) => ({ line, ...toLine(ev.event_id, o) })));
           }
           const results = await Promise.all(pending);
-          const summary = { created: 0, duplicate: 0, rejected: 0, unavailable: 0 };
+          const summary = { created: 0, duplicate: 0, rejected: 0, unavailable: 0, rate_limited: 0 };
           for (const r of results) {
             if (r.status === 201) summary.created++;
             else if (r.status === 409) summary.duplicate++;
             else if (r.status === 503) summary.unavailable++;
+            else if (r.status === 429) summary.rate_limited++;
             else summary.rejected++;
           }
-          // Any line the event log could not take makes the whole answer a 503 (with every line's
-          // result): retrying the whole batch is safe, stored lines then answer 409.
-          if (summary.unavailable > 0) reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS));
+          // Any line the event log could not take (503) or its host's bucket refused (429) makes the
+          // whole answer that status (with every line's result): retrying the whole batch is safe,
+          // stored lines then answer 409.
+          if (summary.unavailable > 0) reply.code(503).header('retry-after', String(Math.max(RETRY_AFTER_SECONDS, hostWait)));
+          else if (summary.rate_limited > 0) reply.code(429).header('retry-after', String(hostWait));
           else reply.code(200);
           return reply.send({ ...summary, results });
         },
@@ -424,7 +491,12 @@ export function createIngest(opts: {
     lookupTimeoutMs: ic.produceTimeoutMs,
     log,
   });
-  const rate = new KeyRateLimiter(ic.ratePerKey, ic.rateBurst);
+  const rate = new AgentRateLimiter({
+    keyRate: ic.ratePerKey,
+    keyBurst: ic.rateBurst,
+    hostRate: ic.ratePerHost,
+    hostBurst: ic.rateHostBurst,
+  });
   const inFlight = new InFlightLimiter(ic.maxInFlightEvents, ic.maxInFlightBytes);
   return {
     routes: ingestRoutes({ config, log, pipeline, keys, rate, inFlight, pg: opts.pg }),

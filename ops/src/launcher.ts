@@ -3,7 +3,7 @@
 // step is registered as soon as its part exists, so a stop during start-up closes what already runs.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import { checkConfiguredSecrets } from '@watchpost/core';
+import { channelDefaults, checkConfiguredSecrets } from '@watchpost/core';
 import {
   Clients,
   ConfigError,
@@ -34,6 +34,8 @@ export async function launch(role: string | undefined, opts: LaunchOptions): Pro
   try {
     config = loadConfig(process.env, role);
     checkConfiguredSecrets(config);
+    // Each channel reads its own variables: a bad one stops the start here, like any other setting.
+    channelDefaults(config.notify);
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`configuration error: ${err.message}\n`);

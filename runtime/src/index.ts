@@ -18,3 +18,5 @@ export { registerHealth, type HealthCheck } from './health.ts';
 export { VERSION } from './version.ts';
 export { metrics, counter, gauge, histogram } from './metrics.ts';
 export * from './failures.ts';
+export * from './request-reply.ts';
+export * from './config/env.ts';

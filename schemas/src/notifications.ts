@@ -1,12 +1,16 @@
-// Notification contracts (api/NOTIFICATIONS.md): the channels of the policy, the delivery job that the
-// `notify` role (and the API, the scheduler) put on a channel's BullMQ queue, and the webhook body.
+// Notification contracts (api/NOTIFICATIONS.md): the channels of the policy (each described once in
+// core/src/notify/channels/), the delivery job that the `notify` role and the scheduler put on a
+// channel's BullMQ queue, and the webhook body.
 import type { Severity } from './event-v1.ts';
 import { QUEUES, type QueueName } from './queues.ts';
 
 export const NOTIFY_CHANNELS = ['chat', 'webhook', 'email', 'push'] as const;
 export type NotifyChannel = (typeof NOTIFY_CHANNELS)[number];
 
-/** One BullMQ queue per channel, so each channel has its own rate limit and a slow provider never holds up another. */
+/**
+ * One BullMQ queue per channel, so each channel has its own rate limit and a slow provider never holds
+ * up another. It carries the deliveries and an admin's test-send (job `test_send`, queues.ts).
+ */
 export const DELIVERY_QUEUES: Record<NotifyChannel, QueueName> = {
   chat: QUEUES.notifyChat,
   webhook: QUEUES.notifyWebhook,

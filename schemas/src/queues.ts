@@ -1,5 +1,7 @@
 // BullMQ queue names and job payloads shared by producers (processors, api) and workers. Every queue
 // lives under BULLMQ_PREFIX: create queues and workers through runtime's queue factory.
+import type { FromSchema } from 'json-schema-to-ts';
+
 export const QUEUES = {
   notifications: 'notifications',
   actions: 'actions',
@@ -61,47 +63,81 @@ export const SCHEDULED_JOBS = {
 // Remote actions (api/ACTIONS.md). The API records an `actions` row, then enqueues one job named after its
 // kind with job id `action-<id>`; the `actions` worker role runs it over SSH or WinRM and writes the
 // outcome back to the row. Payloads carry no credentials: the worker reads them from the settings.
-export const ACTION_KINDS = [
-  'winrm.test',
-  'winrm.sessions',
-  'winrm.logoff',
-  'winrm.logoff_user',
-  'ssh.check',
-  'agent.update',
-  'git.test',
-] as const;
-export type ActionKind = (typeof ACTION_KINDS)[number];
+// A kind is its payload schema here, its descriptor in core/src/actions/kinds/ and its handler in
+// processors/src/actions/handlers/ (both records keyed by these kind names).
 
 /** The managed host an action runs on. `address` was validated by the API (DNS name or IP, no port). */
-export interface ActionTarget {
-  host_id: number;
-  hostname: string;
-  address: string;
-  os_family: string;
-}
+export const actionTargetSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['host_id', 'hostname', 'address', 'os_family'],
+  properties: {
+    host_id: { type: 'integer' },
+    hostname: { type: 'string' },
+    address: { type: 'string' },
+    os_family: { type: 'string' },
+  },
+} as const;
+export type ActionTarget = FromSchema<typeof actionTargetSchema>;
 
-interface ActionJobBase {
+const gitRef = { git_url: { type: 'string' }, branch: { type: 'string' } } as const;
+
+/**
+ * What each kind's job carries besides kind, action_id and deadline; `target` makes it a host action.
+ * The API mounts the kinds' routes in this order (so it is the order of the OpenAPI document).
+ */
+export const actionPayloadSchemas = {
+  'winrm.test': { type: 'object', additionalProperties: false, required: ['target'], properties: { target: actionTargetSchema } },
+  'winrm.logoff_user': {
+    type: 'object',
+    additionalProperties: false,
+    required: ['target', 'user'],
+    properties: { target: actionTargetSchema, user: { type: 'string' } },
+  },
+  'winrm.sessions': {
+    type: 'object',
+    additionalProperties: false,
+    required: ['target'],
+    properties: { target: actionTargetSchema },
+  },
+  'winrm.logoff': {
+    type: 'object',
+    additionalProperties: false,
+    required: ['target', 'session_id'],
+    properties: {
+      target: actionTargetSchema,
+      session_id: { type: 'integer', minimum: 0, maximum: 65535 },
+      /** the session must belong to this user (a monitor's logoff from a gateway event), else refused */
+      owner: { type: 'string' },
+    },
+  },
+  'ssh.check': { type: 'object', additionalProperties: false, required: ['target'], properties: { target: actionTargetSchema } },
+  'agent.update': {
+    type: 'object',
+    additionalProperties: false,
+    required: ['target', 'agent', 'git_url', 'branch'],
+    properties: { target: actionTargetSchema, agent: { type: 'string', enum: ['linux', 'windows'] }, ...gitRef },
+  },
+  /** git connectivity test of (possibly unsaved) agent-update settings: no host. */
+  'git.test': { type: 'object', additionalProperties: false, required: ['git_url', 'branch'], properties: gitRef },
+} as const;
+
+export type ActionKind = keyof typeof actionPayloadSchemas;
+export const ACTION_KINDS = Object.keys(actionPayloadSchemas) as ActionKind[];
+type PayloadTypes = { [K in ActionKind]: FromSchema<(typeof actionPayloadSchemas)[K]> };
+/** An interface, so that generic code indexes it without re-deriving the types. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the interface is the point (see above)
+export interface ActionPayloads extends PayloadTypes {}
+
+export interface ActionJobBase {
   action_id: number;
   /** ISO 8601: the worker refuses to start the job after this (a synchronous caller has given up). */
   deadline: string;
 }
-type HostJob = ActionJobBase & { target: ActionTarget };
-
-export type ActionJob =
-  | (HostJob & { kind: 'winrm.test' })
-  | (HostJob & { kind: 'winrm.sessions' })
-  | (HostJob & { kind: 'ssh.check' })
-  /** owner: the session must belong to this user (a monitor's logoff from a gateway event), else refused */
-  | (HostJob & { kind: 'winrm.logoff'; session_id: number; owner?: string })
-  | (HostJob & { kind: 'winrm.logoff_user'; user: string })
-  | (HostJob & {
-      kind: 'agent.update';
-      agent: 'linux' | 'windows';
-      git_url: string;
-      branch: string;
-    })
-  /** git connectivity test of (possibly unsaved) agent-update settings: no host. */
-  | (ActionJobBase & { kind: 'git.test'; git_url: string; branch: string });
+/** The job of one kind. */
+export type ActionJobOf<K extends ActionKind> = { kind: K } & ActionJobBase & ActionPayloads[K];
+/** A job of any kind (a union: narrow it on `kind`). */
+export type ActionJob = { [K in ActionKind]: ActionJobOf<K> }[ActionKind];
 
 /** Maintenance jobs of the actions queue (BullMQ job schedulers: one run cluster-wide per interval). */
 export const ACTIONS_MAINTENANCE_JOBS = {
@@ -112,3 +148,8 @@ export const ACTIONS_MAINTENANCE_JOBS = {
 } as const;
 export type ActionsMaintenanceJob = { kind: 'versions.refresh' } | { kind: 'updates.fallback' };
 export type ActionsQueueJob = ActionJob | ActionsMaintenanceJob;
+/**
+ * What producers add to the actions queue: a job built over its kind (ActionJobOf<K> inside code generic in
+ * K; the compiler cannot narrow that to one member of ActionJob) or a maintenance job.
+ */
+export type ActionsQueueInput = ActionJobOf<ActionKind> | ActionsMaintenanceJob;

@@ -5,7 +5,7 @@ import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify'
 import { createQueue, createRedis, registerHealth, trustProxyOption, type Config, type Redis } from '@watchpost/runtime';
 import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schemas';
 import { createUser, verifyApiKey, type UserRole } from '@watchpost/core';
-import { authSettingsFrom, buildApiApp, type Access, type ApiDeps, type AuthSettings } from '@watchpost/api';
+import { authSettingsFrom, buildApiApp, createActionsQueue, type Access, type ApiDeps, type AuthSettings } from '@watchpost/api';
 import { createTestStores, testConfig, type TestStores } from './stores.ts';
 
 export interface RouteInfo {
@@ -50,6 +50,7 @@ export async function createApiHarness(
     NOTIFICATIONS_QUEUE,
     createRedis(config.redisUrl, { forBullmq: true }),
   );
+  const actions = createActionsQueue(config, createRedis(config.redisUrl, { forBullmq: true }));
   const deps: ApiDeps = {
     config,
     pg: stores.pg,
@@ -57,6 +58,7 @@ export async function createApiHarness(
     redisKeyPrefix: config.redisKeyPrefix,
     clickhouse: stores.ch,
     notifications,
+    actions,
     auth: { ...authSettingsFrom(config, TEST_JWT_SECRET), ...opts.auth },
     verifyAgentKey: async (key) => (await verifyApiKey(stores.pg, key)) !== null,
     ...opts.stores?.(config),
@@ -90,6 +92,7 @@ export async function createApiHarness(
       await app.close();
       await notifications.obliterate({ force: true }).catch(() => {});
       await notifications.close();
+      await actions.close();
       const keys = await redis.keys(`${deps.redisKeyPrefix}*`);
       if (keys.length) await redis.del(...keys);
       await redis.quit();

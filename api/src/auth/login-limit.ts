@@ -127,7 +127,8 @@ export function rateLimitedError(r: { retryAfterSeconds: number; scope: LimitSco
 
 /**
  * The chat alert of a lockout (authentication rule 5), once per lockout: logins and enrollment-code
- * guesses alike. Never fails the request: a queue that is down is logged.
+ * guesses alike. The notify role decides it with the policy and queues its deliveries
+ * (processors/src/notify/lockout.ts). Never fails the request: a queue that is down is logged.
  */
 export async function alertRateLimited(
   queue: Queue<LoginRateLimitedJob>,
@@ -142,7 +143,7 @@ export async function alertRateLimited(
       { kind: 'login_rate_limited', channel: 'chat', username: s.username, address: s.address, at: at.toISOString() },
       {
         jobId: rateLimitJobId(s, at.getTime(), lockoutSeconds),
-        // The worker turns it into chat deliveries in Postgres: a brief outage there must not drop it.
+        // The notify role records it in Postgres: a brief outage there must not drop it.
         attempts: 8,
         backoff: { type: 'exponential', delay: 1000 },
         removeOnComplete: 1000,

@@ -14,7 +14,7 @@ import { notInHoursSql, pendingHours } from './hourly.ts';
 import { SEVERITIES, type Severity } from '@watchpost/schemas';
 import { effectiveSeveritySql, visibleTypeSql, type TypeSettings } from './type-settings.ts';
 import { recentEvents, type EventRow } from './events.ts';
-import { hostStatusSql } from '@watchpost/core';
+import { findHostsByHostname, hostCounts } from '@watchpost/core';
 import { visibleProblemTypeSql } from './problems.ts';
 
 const HOUR_MS = 3_600_000;
@@ -110,12 +110,7 @@ export async function dashboardSummary(
   const sev = effectiveSeveritySql(ts);
   const hiddenProblems = visibleProblemTypeSql(ts, 'p.type', 2);
 
-  const hostsQ = pg.query<{ total: number; online: number; last_heartbeat_at: Date | null }>(
-    `SELECT count(*)::int AS total, count(*) FILTER (WHERE ${hostStatusSql('$1')} = 'online')::int AS online,
-            max(h.last_heartbeat) AS last_heartbeat_at
-       FROM hosts h`,
-    [opts.staleMinutes],
-  );
+  const hostsQ = hostCounts(pg, opts.staleMinutes);
   const problemsQ = pg.query<{ open: number; acknowledged: number; open_24h: number; ack_24h: number; resolved_24h: number }>(
     `SELECT count(*) FILTER (WHERE p.status = 'open')::int AS open,
             count(*) FILTER (WHERE p.status = 'acknowledged')::int AS acknowledged,
@@ -155,7 +150,7 @@ export async function dashboardSummary(
     ]);
   })();
   // Everything independent runs at once; Promise.all so one failure never leaves a rejection unhandled.
-  const [[byTypeRows, rolledHosts, hbHosts, rawRows], hostsRes, problemsRes, quick] = await Promise.all([
+  const [[byTypeRows, rolledHosts, hbHosts, rawRows], h, problemsRes, quick] = await Promise.all([
     eventFigures,
     hostsQ,
     problemsQ,
@@ -201,13 +196,13 @@ export async function dashboardSummary(
       : await recentEvents(ch, pg, ts, recentBound(hourly, recentN, from), recentN);
   const names = new Map<string, string | null>();
   if (topHosts.length > 0) {
-    const { rows } = await pg.query<{ hostname: string; display_name: string | null }>(
-      'SELECT hostname, display_name FROM hosts WHERE hostname = ANY($1::text[])',
-      [topHosts.map((h) => h.hostname)],
+    const rows = await findHostsByHostname(
+      pg,
+      topHosts.map((h) => h.hostname),
+      ['display_name'],
     );
-    for (const r of rows) names.set(r.hostname, r.display_name);
+    for (const [hostname, r] of rows) names.set(hostname, r.display_name);
   }
-  const h = hostsRes.rows[0]!;
   const p = problemsRes.rows[0]!;
   return {
     generated_at: now.toISOString(),

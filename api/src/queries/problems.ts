@@ -7,6 +7,7 @@ import {
   PROBLEM_STATUSES,
   lockProblem,
   problemColumns,
+  problemHostJoin,
   transition,
   writeProblemState,
   type ProblemStatus,
@@ -74,7 +75,8 @@ type DbProblem = Omit<ProblemRow, 'stored_severity' | 'created_at' | 'last_seen'
   resolved_at: Date | null;
 };
 
-const PROBLEM_COLUMNS = `${problemColumns('p')}, h.id AS host_id, h.display_name`;
+const HOST = problemHostJoin('p');
+const PROBLEM_COLUMNS = `${problemColumns('p')}, ${HOST.columns}`;
 
 function toRow(r: DbProblem, ts: TypeSettings): ProblemRow {
   return {
@@ -147,7 +149,7 @@ export async function listProblems(
   listParams.push(pageSize, (page - 1) * pageSize);
   const [list, total, counts] = await Promise.all([
     pg.query<DbProblem>(
-      `SELECT ${PROBLEM_COLUMNS} FROM problems p LEFT JOIN hosts h ON h.hostname = p.host
+      `SELECT ${PROBLEM_COLUMNS} FROM problems p ${HOST.join}
         WHERE ${whereText} ORDER BY p.created_at DESC, p.id LIMIT $${listParams.length - 1} OFFSET $${listParams.length}`,
       listParams,
     ),
@@ -177,10 +179,7 @@ export interface ProblemDetail extends ProblemRow {
 }
 
 export async function getProblem(pg: Pool, ts: TypeSettings, id: string): Promise<ProblemDetail | null> {
-  const { rows } = await pg.query<DbProblem>(
-    `SELECT ${PROBLEM_COLUMNS} FROM problems p LEFT JOIN hosts h ON h.hostname = p.host WHERE p.id = $1`,
-    [id],
-  );
+  const { rows } = await pg.query<DbProblem>(`SELECT ${PROBLEM_COLUMNS} FROM problems p ${HOST.join} WHERE p.id = $1`, [id]);
   if (!rows[0]) return null;
   const events = await pg.query<TimelineEvent>(
     `SELECT event_id::text AS event_id, occurred_at, received_at, type, severity, title FROM problem_events

@@ -1,5 +1,6 @@
 // Agent API keys over HTTP (admin only); the same functions as the CLI (core/src/agent-keys.ts).
 import type { FastifyPluginAsync } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import { createApiKey, listApiKeys, revokeApiKey } from '@watchpost/core';
 import { audit } from '@watchpost/core';
 import { notFound } from '../errors.ts';
@@ -17,6 +18,13 @@ const keyInfo = {
     last_used_at: { type: 'string', format: 'date-time', nullable: true },
   },
 } as const;
+const createBody = {
+  type: 'object',
+  required: ['name'],
+  additionalProperties: false,
+  properties: { name: { type: 'string', minLength: 1, maxLength: 128, pattern: '\\S' } },
+} as const;
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
 
 const apiKeysRoutes: FastifyPluginAsync = async (app) => {
   const { pg } = app.deps;
@@ -35,7 +43,7 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
     async () => ({ items: await listApiKeys(pg) }),
   );
 
-  app.post<{ Body: { name: string } }>(
+  app.post<{ Body: FromSchema<typeof createBody> }>(
     '/api-keys',
     {
       config: { access: 'admin' },
@@ -44,12 +52,7 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
         tags,
         summary: 'Create an agent API key',
         description: 'The key is in this answer only; just its sha256 is stored.',
-        body: {
-          type: 'object',
-          required: ['name'],
-          additionalProperties: false,
-          properties: { name: { type: 'string', minLength: 1, maxLength: 128, pattern: '\\S' } },
-        },
+        body: createBody,
         response: {
           201: { type: 'object', required: ['id', 'key'], properties: { id: { type: 'integer' }, key: { type: 'string' } } },
         },
@@ -68,7 +71,7 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.delete<{ Params: { id: number } }>(
+  app.delete<{ Params: FromSchema<typeof idParams> }>(
     '/api-keys/:id',
     {
       config: { access: 'admin' },
@@ -76,7 +79,7 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
         operationId: 'revokeApiKey',
         tags,
         summary: 'Revoke an agent API key',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
+        params: idParams,
         response: {
           204: { description: 'revoked', type: 'null' },
           404: { description: 'NOT_FOUND: no active key with this id' },

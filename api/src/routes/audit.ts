@@ -1,9 +1,21 @@
 // GET /api/v1/audit (admin): the audit log, newest first, keyset paged by id.
 import type { FastifyPluginAsync } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import { listAudit } from '@watchpost/core';
 
+const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
+    before_id: { type: 'integer', minimum: 1 },
+    action: { type: 'string', maxLength: 128 },
+    actor: { type: 'string', maxLength: 128 },
+  },
+} as const;
+
 const auditRoutes: FastifyPluginAsync = async (app) => {
-  app.get<{ Querystring: { limit: number; before_id?: number; action?: string; actor?: string } }>(
+  app.get<{ Querystring: FromSchema<typeof listQuery> }>(
     '/audit',
     {
       config: { access: 'admin' },
@@ -15,16 +27,7 @@ const auditRoutes: FastifyPluginAsync = async (app) => {
           'Logins (success, failure, rate limit), refresh-token reuse, logouts, user changes, setting changes, API key changes and host ' +
           'deletions. `action` matches by prefix on dot boundaries (`auth.login` matches `auth.login.failure`). For the next page pass ' +
           '`before_id` = the last id of this page.',
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            limit: { type: 'integer', minimum: 1, maximum: 500, default: 100 },
-            before_id: { type: 'integer', minimum: 1 },
-            action: { type: 'string', maxLength: 128 },
-            actor: { type: 'string', maxLength: 128 },
-          },
-        },
+        querystring: listQuery,
         response: {
           200: {
             type: 'object',

@@ -1,5 +1,6 @@
 // POST /api/v1/auth/login, /auth/refresh, /auth/logout, GET /auth/me.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas';
 import { ApiError, unauthenticated } from '../errors.ts';
 import { audit, dummyHash, getUserByName, normalizeUsername, verifyPassword } from '@watchpost/core';
@@ -42,6 +43,19 @@ const refreshBody = {
     },
   },
 } as const;
+type RefreshBody = FromSchema<typeof refreshBody>;
+
+const loginBody = {
+  type: 'object',
+  required: ['username', 'password'],
+  additionalProperties: false,
+  properties: {
+    username: { type: 'string', minLength: 1, maxLength: 128 },
+    password: { type: 'string', minLength: 1, maxLength: 1024 },
+    refresh_cookie: { type: 'boolean', description: 'true: the refresh token goes into an httpOnly cookie (browsers)' },
+  },
+} as const;
+type LoginBody = FromSchema<typeof loginBody>;
 
 const cookieFlow =
   `Cookie flow (browsers): with \`refresh_cookie: true\` at login the refresh token is set as the httpOnly, SameSite=Strict ` +
@@ -54,7 +68,7 @@ const authRoutes: FastifyPluginAsync = async (app) => {
   const { deps } = app;
   const verifySlots = new VerifySlots(deps.auth.maxConcurrentVerifications);
 
-  app.post<{ Body: { username: string; password: string; refresh_cookie?: boolean } }>(
+  app.post<{ Body: LoginBody }>(
     '/auth/login',
     {
       config: { access: 'public' },
@@ -70,16 +84,7 @@ const authRoutes: FastifyPluginAsync = async (app) => {
           '429 RATE_LIMITED with Retry-After (details.scope: pair, username or address) until the lockout (15 min by ' +
           'default) ends. 503 UNAVAILABLE with Retry-After when too many passwords are being verified at once. ' +
           cookieFlow,
-        body: {
-          type: 'object',
-          required: ['username', 'password'],
-          additionalProperties: false,
-          properties: {
-            username: { type: 'string', minLength: 1, maxLength: 128 },
-            password: { type: 'string', minLength: 1, maxLength: 1024 },
-            refresh_cookie: { type: 'boolean', description: 'true: the refresh token goes into an httpOnly cookie (browsers)' },
-          },
-        },
+        body: loginBody,
         response: {
           200: tokenResponse,
           401: { description: 'INVALID_CREDENTIALS' },
@@ -145,7 +150,7 @@ const authRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.post<{ Body: { refresh_token?: string } }>(
+  app.post<{ Body: RefreshBody }>(
     '/auth/refresh',
     {
       config: { access: 'public' },
@@ -184,7 +189,7 @@ const authRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.post<{ Body: { refresh_token?: string } }>(
+  app.post<{ Body: RefreshBody }>(
     '/auth/logout',
     {
       config: { access: 'public' },

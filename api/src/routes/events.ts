@@ -1,6 +1,7 @@
 // GET /events (filters, paging, newest first) and GET /events/{id} (full JSON). ClickHouse reads in
 // api/src/queries/events.ts; severity override and visibility from event_type_settings at read time.
 import type { FastifyPluginAsync } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import type { Severity } from '@watchpost/schemas';
 import { ApiError, notFound } from '../errors.ts';
 import { getEvent, listEvents } from '../queries/events.ts';
@@ -18,20 +19,36 @@ import {
 
 const tags = ['events', 'mobile'];
 
-interface ListQuery {
-  hostname?: string;
-  severity?: string;
-  from?: string;
-  to?: string;
-  type?: string;
-  page: number;
-  page_size: number;
-}
+const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    hostname: { type: 'string', minLength: 1, maxLength: 255, description: 'exact hostname' },
+    severity: {
+      type: 'string',
+      pattern: SEVERITY_LIST_PATTERN,
+      description: 'one severity or a comma list, e.g. high,critical',
+    },
+    from: {
+      type: 'string',
+      maxLength: 40,
+      description: 'occurred_at from (inclusive): YYYY-MM-DD or ISO 8601 date-time',
+    },
+    to: {
+      type: 'string',
+      maxLength: 40,
+      description: 'occurred_at to (inclusive): YYYY-MM-DD (whole day) or ISO 8601 date-time',
+    },
+    type: { type: 'string', pattern: TYPE_PATTERN, description: 'type prefix on dot boundaries, e.g. rdg.connection' },
+    ...pagingQuery,
+  },
+} as const;
+const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } } as const;
 
 const eventsRoutes: FastifyPluginAsync = async (app) => {
   const { pg, clickhouse } = app.deps;
 
-  app.get<{ Querystring: ListQuery }>(
+  app.get<{ Querystring: FromSchema<typeof listQuery> }>(
     '/events',
     {
       config: { access: 'user' },
@@ -44,30 +61,7 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
           'itself and every type below it (`rdg.connection` matches `rdg.connection.success`, ...). `from`/`to` are inclusive ' +
           'bounds on occurred_at: an ISO 8601 date (a whole UTC day) or a date-time. Types hidden by the visibility setting ' +
           'are left out. `total` is exact (an event delivered twice is counted once).',
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            hostname: { type: 'string', minLength: 1, maxLength: 255, description: 'exact hostname' },
-            severity: {
-              type: 'string',
-              pattern: SEVERITY_LIST_PATTERN,
-              description: 'one severity or a comma list, e.g. high,critical',
-            },
-            from: {
-              type: 'string',
-              maxLength: 40,
-              description: 'occurred_at from (inclusive): YYYY-MM-DD or ISO 8601 date-time',
-            },
-            to: {
-              type: 'string',
-              maxLength: 40,
-              description: 'occurred_at to (inclusive): YYYY-MM-DD (whole day) or ISO 8601 date-time',
-            },
-            type: { type: 'string', pattern: TYPE_PATTERN, description: 'type prefix on dot boundaries, e.g. rdg.connection' },
-            ...pagingQuery,
-          },
-        },
+        querystring: listQuery,
         response: {
           200: {
             type: 'object',
@@ -98,7 +92,7 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get<{ Params: FromSchema<typeof idParams> }>(
     '/events/:id',
     {
       config: { access: 'user' },
@@ -107,7 +101,7 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
         tags,
         summary: 'One event with its full JSON',
         description: 'Events of hidden types are returned too (hidden: true); only lists leave them out.',
-        params: { type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } },
+        params: idParams,
         response: { 200: eventDetailSchema, 404: errorRef('NOT_FOUND') },
       },
     },

@@ -1,6 +1,7 @@
 // GET /hosts (search, status, paging), GET /hosts/{id}, DELETE /hosts/{id} (admin: the host, its
 // problems in Postgres and its events in ClickHouse; the host reappears at its next ingest).
 import type { FastifyPluginAsync } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import { audit } from '@watchpost/core';
 import { notFound } from '../errors.ts';
 import { deleteHost, getHost, listHosts } from '../queries/hosts.ts';
@@ -10,11 +11,22 @@ import { errorRef, hostDetailSchema, hostRowSchema, pageFields, pagingQuery } fr
 
 const tags = ['hosts'];
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
+type IdParams = FromSchema<typeof idParams>;
+
+const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    search: { type: 'string', maxLength: 255 },
+    status: { type: 'string', enum: ['online', 'stale'] },
+    ...pagingQuery,
+  },
+} as const;
 
 const hostsRoutes: FastifyPluginAsync = async (app) => {
   const { pg, clickhouse, config } = app.deps;
 
-  app.get<{ Querystring: { search?: string; status?: 'online' | 'stale'; page: number; page_size: number } }>(
+  app.get<{ Querystring: FromSchema<typeof listQuery> }>(
     '/hosts',
     {
       config: { access: 'user' },
@@ -25,15 +37,7 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
         description:
           '`search` matches hostname or display name (case-insensitive substring). Status is computed when read: online while ' +
           'the last heartbeat/daily report (or first event) is at most SERVICE_HEARTBEAT_STALE_MINUTES old. Sorted by hostname.',
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            search: { type: 'string', maxLength: 255 },
-            status: { type: 'string', enum: ['online', 'stale'] },
-            ...pagingQuery,
-          },
-        },
+        querystring: listQuery,
         response: {
           200: {
             type: 'object',
@@ -58,7 +62,7 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Params: { id: number } }>(
+  app.get<{ Params: IdParams }>(
     '/hosts/:id',
     {
       config: { access: 'user' },
@@ -78,7 +82,7 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.delete<{ Params: { id: number } }>(
+  app.delete<{ Params: IdParams }>(
     '/hosts/:id',
     {
       config: { access: 'admin' },

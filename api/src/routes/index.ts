@@ -14,9 +14,19 @@ import hostsRoutes from './hosts.ts';
 import problemsRoutes from './problems.ts';
 import dashboardRoutes from './dashboards.ts';
 import streamRoutes from './stream.ts';
-import actionsRoutes from './actions.ts';
-import notificationsRoutes from './notifications.ts';
-import devicesRoutes from './devices.ts';
+import actionRecordsRoutes from './actions/records.ts';
+import hostActionsRoutes from './actions/host-actions.ts';
+import agentBundlesRoutes from './actions/agent-bundles.ts';
+import eventActionsRoutes from './actions/event-actions.ts';
+import remoteAccessRoutes from './actions/remote-access.ts';
+import agentUpdatesRoutes from './actions/agent-updates.ts';
+import agentsRoutes from './actions/agents.ts';
+import notificationPolicyRoutes from './notifications/policy.ts';
+import notificationChannelsRoutes from './notifications/channels.ts';
+import notificationExplainRoutes from './notifications/explain.ts';
+import notificationDeliveriesRoutes from './notifications/deliveries.ts';
+import dailyReportsRoutes from './notifications/reports.ts';
+import devicesRoutes from './devices/index.ts';
 
 export const routePlugins: FastifyPluginAsync[] = [
   authRoutes,
@@ -29,7 +39,17 @@ export const routePlugins: FastifyPluginAsync[] = [
   problemsRoutes,
   dashboardRoutes,
   streamRoutes,
-  actionsRoutes,
-  notificationsRoutes,
+  actionRecordsRoutes,
+  hostActionsRoutes,
+  agentBundlesRoutes,
+  eventActionsRoutes,
+  remoteAccessRoutes,
+  agentUpdatesRoutes,
+  agentsRoutes,
+  notificationPolicyRoutes,
+  notificationChannelsRoutes,
+  notificationExplainRoutes,
+  notificationDeliveriesRoutes,
+  dailyReportsRoutes,
   devicesRoutes,
 ];

@@ -2,7 +2,7 @@
 // and encrypted at rest), test-send through a real deliver role to a Telegram double, explainability
 // of events and problems, deliveries and daily reports.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, loadChannelConfigs, loadSecretsKey, recordDecisions, saveChannelConfig } from '@watchpost/core';
+import { channelDefaults, decide, loadChannelConfigs, loadSecretsKey, recordDecisions, saveChannelConfig } from '@watchpost/core';
 import { makeEnvelope } from '@watchpost/testkit';
 import { addUser, createApiHarness, insertEnvelopes, login, type ApiHarness } from '@watchpost/testkit/api';
 import { startDeliverRole, startHttpReceiver, startTelegramDouble, type HttpReceiver } from '@watchpost/testkit/notify';
@@ -232,7 +232,7 @@ describe('channel settings edge cases', () => {
     const key = await loadSecretsKey(h.config.actions.secretsKey, h.config.stateDir);
     const env = {
       ...h.config.notify,
-      chat: { ...h.config.notify.chat, slackWebhookUrls: ['https://hooks.example.org/services/T1/B1/envsecret'] },
+      env: { ...h.config.notify.env, NOTIFY_SLACK_WEBHOOK_URLS: 'https://hooks.example.org/services/T1/B1/envsecret' },
     };
     const saved = await h.deps.pg.query<{ value: unknown }>(`SELECT value FROM settings WHERE key = 'notify.chat'`);
     await h.deps.pg.query(`DELETE FROM settings WHERE key = 'notify.chat'`);
@@ -265,12 +265,15 @@ describe('channel settings edge cases', () => {
     await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { security: 'tls' }, 't');
     expect((await email()).password).toBe('pw-a'); // still encrypted: kept
     await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { security: 'none' }, 't');
-    expect((await email()).password).toBe(h.config.notify.email.password); // cleartext: not offered
+    expect((await email()).password).toBe(channelDefaults(h.config.notify).email.password); // cleartext: not offered
     await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { security: 'tls', password: 'pw-a2' }, 't');
     await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { verify_tls: false }, 't');
-    expect((await email()).password).toBe(h.config.notify.email.password); // unverified server: not offered
+    expect((await email()).password).toBe(channelDefaults(h.config.notify).email.password); // unverified server: not offered
     await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { verify_tls: true, password: 'pw-a' }, 't');
     await saveChannelConfig(h.deps.pg, key, h.config.notify, 'email', { host: 'smtp.b.example.org' }, 't');
-    expect(await email()).toMatchObject({ host: 'smtp.b.example.org', password: h.config.notify.email.password });
+    expect(await email()).toMatchObject({
+      host: 'smtp.b.example.org',
+      password: channelDefaults(h.config.notify).email.password,
+    });
   });
 });

@@ -1,6 +1,7 @@
 // GET /problems (filters, metrics rule, counts by status), GET /problems/{id} (with its timeline),
 // POST /problems/{id}/acknowledge and /resolve through the shared state machine (409 when refused).
 import type { FastifyPluginAsync } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import { SEVERITIES, type LiveProblemsMessage, type Severity } from '@watchpost/schemas';
 import { ApiError, notFound } from '../errors.ts';
 import { applyProblemAction, getProblem, listProblems, PROBLEM_STATUSES, type ProblemStatusName } from '../queries/problems.ts';
@@ -19,21 +20,29 @@ import {
 const tags = ['problems', 'mobile'];
 const STATUS_LIST_PATTERN = `^(${PROBLEM_STATUSES.join('|')})(,(${PROBLEM_STATUSES.join('|')}))*$`;
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } } as const;
+type IdParams = FromSchema<typeof idParams>;
 
-interface ListQuery {
-  status?: string;
-  host?: string;
-  type?: string;
-  severity?: string;
-  created_within_hours?: number;
-  page: number;
-  page_size: number;
-}
+const listQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    status: { type: 'string', pattern: STATUS_LIST_PATTERN, description: 'one status or a comma list' },
+    host: { type: 'string', minLength: 1, maxLength: 255, description: 'exact hostname' },
+    type: { type: 'string', pattern: TYPE_PATTERN, description: 'type prefix on dot boundaries' },
+    severity: {
+      type: 'string',
+      pattern: SEVERITY_LIST_PATTERN,
+      description: `one of ${SEVERITIES.join(', ')} or a comma list`,
+    },
+    created_within_hours: { type: 'integer', minimum: 1, maximum: 8760 },
+    ...pagingQuery,
+  },
+} as const;
 
 const problemsRoutes: FastifyPluginAsync = async (app) => {
   const { pg, redis, config } = app.deps;
 
-  app.get<{ Querystring: ListQuery }>(
+  app.get<{ Querystring: FromSchema<typeof listQuery> }>(
     '/problems',
     {
       config: { access: 'user' },
@@ -46,22 +55,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
           'in that window; resolved ones of the window are counted apart in `counts.resolved`. An explicit `status` is honoured ' +
           'as given. `counts` has every status under the other filters. Severity is matched after the per-type override; ' +
           'problems of hidden types are left out. `type` matches the type and every type below it.',
-        querystring: {
-          type: 'object',
-          additionalProperties: false,
-          properties: {
-            status: { type: 'string', pattern: STATUS_LIST_PATTERN, description: 'one status or a comma list' },
-            host: { type: 'string', minLength: 1, maxLength: 255, description: 'exact hostname' },
-            type: { type: 'string', pattern: TYPE_PATTERN, description: 'type prefix on dot boundaries' },
-            severity: {
-              type: 'string',
-              pattern: SEVERITY_LIST_PATTERN,
-              description: `one of ${SEVERITIES.join(', ')} or a comma list`,
-            },
-            created_within_hours: { type: 'integer', minimum: 1, maximum: 8760 },
-            ...pagingQuery,
-          },
-        },
+        querystring: listQuery,
         response: {
           200: {
             type: 'object',
@@ -98,7 +92,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Params: { id: string } }>(
+  app.get<{ Params: IdParams }>(
     '/problems/:id',
     {
       config: { access: 'user' },
@@ -118,7 +112,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
   );
 
   for (const action of ['acknowledge', 'resolve'] as const) {
-    app.post<{ Params: { id: string } }>(
+    app.post<{ Params: IdParams }>(
       `/problems/:id/${action}`,
       {
         config: { access: 'user' },

@@ -3,6 +3,7 @@
 // A severity override applies at READ time: every list, figure and filter shows the overridden
 // severity, for events stored before the override too (the stored event is never rewritten).
 import type { FastifyPluginAsync } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import { SEVERITIES } from '@watchpost/schemas';
 import { audit } from '@watchpost/core';
 import { notFound } from '../errors.ts';
@@ -32,6 +33,17 @@ const uiSettings = {
   required: ['sidebar_stats'],
   properties: { sidebar_stats: { type: 'boolean', description: 'show system statistics in the sidebar' } },
 } as const;
+type TypeParams = FromSchema<typeof typeParams>;
+const typeSettingBody = {
+  type: 'object',
+  required: ['severity_override', 'visible'],
+  additionalProperties: false,
+  properties: {
+    severity_override: { type: 'string', enum: [...SEVERITIES, null], nullable: true },
+    visible: { type: 'boolean' },
+  },
+} as const;
+const uiSettingsBody = { ...uiSettings, additionalProperties: false } as const;
 
 interface Row {
   type: string;
@@ -64,7 +76,7 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.put<{ Params: { type: string }; Body: { severity_override: string | null; visible: boolean } }>(
+  app.put<{ Params: TypeParams; Body: FromSchema<typeof typeSettingBody> }>(
     '/settings/event-types/:type',
     {
       config: { access: 'admin' },
@@ -76,15 +88,7 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
           'severity_override null = the severity sent by the agent. The override applies at read time, so also to events ' +
           'already stored, and in correlation for new events. visible=false hides the type from events lists, dashboard, hosts and problems.',
         params: typeParams,
-        body: {
-          type: 'object',
-          required: ['severity_override', 'visible'],
-          additionalProperties: false,
-          properties: {
-            severity_override: { type: 'string', enum: [...SEVERITIES, null], nullable: true },
-            visible: { type: 'boolean' },
-          },
-        },
+        body: typeSettingBody,
         response: { 200: typeSetting },
       },
     },
@@ -107,7 +111,7 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.delete<{ Params: { type: string } }>(
+  app.delete<{ Params: TypeParams }>(
     '/settings/event-types/:type',
     {
       config: { access: 'admin' },
@@ -145,7 +149,7 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.put<{ Body: { sidebar_stats: boolean } }>(
+  app.put<{ Body: FromSchema<typeof uiSettingsBody> }>(
     '/settings/ui',
     {
       config: { access: 'admin' },
@@ -153,7 +157,7 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
         operationId: 'putUiSettings',
         tags,
         summary: 'Change UI settings',
-        body: { ...uiSettings, additionalProperties: false },
+        body: uiSettingsBody,
         response: { 200: uiSettings },
       },
     },

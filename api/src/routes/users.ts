@@ -1,5 +1,6 @@
 // Users management (admin only): list, create, edit role and active flag, reset password.
 import type { FastifyPluginAsync } from 'fastify';
+import type { FromSchema } from 'json-schema-to-ts';
 import { ApiError, notFound } from '../errors.ts';
 import {
   audit,
@@ -16,7 +17,6 @@ import {
   PASSWORD_MIN_LENGTH,
   type UserRecord,
 } from '@watchpost/core';
-import type { UserRole } from '../types.ts';
 
 const tags = ['users'];
 const password = { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH } as const;
@@ -35,6 +35,21 @@ const userSchema = {
   },
 } as const;
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
+type IdParams = FromSchema<typeof idParams>;
+
+const createBody = {
+  type: 'object',
+  required: ['username', 'password', 'role'],
+  additionalProperties: false,
+  properties: { username: { type: 'string', minLength: 1, maxLength: 64 }, password, role },
+} as const;
+const updateBody = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  properties: { role, active: { type: 'boolean' } },
+} as const;
+const passwordBody = { type: 'object', required: ['password'], additionalProperties: false, properties: { password } } as const;
 
 const view = (u: UserRecord) => ({
   id: u.id,
@@ -62,7 +77,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     async () => ({ items: (await listUsers(pg)).map(view) }),
   );
 
-  app.post<{ Body: { username: string; password: string; role: UserRole } }>(
+  app.post<{ Body: FromSchema<typeof createBody> }>(
     '/users',
     {
       config: { access: 'admin' },
@@ -71,12 +86,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
         tags,
         summary: 'Create a user',
         description: `Usernames are stored lower-case and match ${USERNAME_PATTERN}. Passwords: at least ${PASSWORD_MIN_LENGTH} characters.`,
-        body: {
-          type: 'object',
-          required: ['username', 'password', 'role'],
-          additionalProperties: false,
-          properties: { username: { type: 'string', minLength: 1, maxLength: 64 }, password, role },
-        },
+        body: createBody,
         response: { 201: userSchema, 409: { description: 'USER_EXISTS' } },
       },
     },
@@ -103,7 +113,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.patch<{ Params: { id: number }; Body: { role?: UserRole; active?: boolean } }>(
+  app.patch<{ Params: IdParams; Body: FromSchema<typeof updateBody> }>(
     '/users/:id',
     {
       config: { access: 'admin' },
@@ -115,12 +125,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
           'Takes effect at once: the user’s existing access tokens are refused on their next request (role mismatch or inactive). ' +
           '409 LAST_ADMIN when the change would leave no active admin.',
         params: idParams,
-        body: {
-          type: 'object',
-          additionalProperties: false,
-          minProperties: 1,
-          properties: { role, active: { type: 'boolean' } },
-        },
+        body: updateBody,
         response: { 200: userSchema, 404: { description: 'NOT_FOUND' }, 409: { description: 'LAST_ADMIN' } },
       },
     },
@@ -140,7 +145,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.post<{ Params: { id: number }; Body: { password: string } }>(
+  app.post<{ Params: IdParams; Body: FromSchema<typeof passwordBody> }>(
     '/users/:id/password',
     {
       config: { access: 'admin' },
@@ -150,7 +155,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
         summary: 'Reset a user’s password',
         description: 'Every access and refresh token issued to the user before is refused from now on.',
         params: idParams,
-        body: { type: 'object', required: ['password'], additionalProperties: false, properties: { password } },
+        body: passwordBody,
         response: { 204: { description: 'password changed', type: 'null' }, 404: { description: 'NOT_FOUND' } },
       },
     },

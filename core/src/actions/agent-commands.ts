@@ -1,5 +1,5 @@
 // Agent commands (created by admins in the API, delivered by the agent poll in ingest, answered by the
-// agent), the desired agent configuration, and the record of self-updates the poll offered.
+// agent) and the desired agent configuration.
 import type { Pool } from '@watchpost/runtime';
 import type { AgentKind } from './settings.ts';
 
@@ -101,13 +101,4 @@ export async function recordAgentCommandResult(
   if (r.rowCount === 1) return 'recorded';
   const exists = await pg.query('SELECT 1 FROM agent_commands WHERE id = $1 AND hostname = $2', [id, hostname]);
   return exists.rowCount ? 'conflict' : 'not_found';
-}
-
-/** Remembers that the poll offered `version` to the host (the first offer starts the fallback clock). */
-export async function recordUpdateOffer(pg: Pool, hostname: string, version: string): Promise<void> {
-  await pg.query(
-    `INSERT INTO agent_update_offers (hostname, version) VALUES ($1, $2)
-     ON CONFLICT (hostname, version) DO UPDATE SET last_offered_at = now()`,
-    [hostname, version],
-  );
 }

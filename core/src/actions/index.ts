@@ -1,4 +1,5 @@
-// Remote actions: quoting, input checks, versions, records, credentials at rest, settings.
+// Remote actions: quoting, input checks, versions, records and jobs, the kinds' descriptors, credentials at
+// rest, settings, agent commands, bundles and update offers.
 export * from './quote.ts';
 export * from './validate.ts';
 export * from './version.ts';
@@ -10,3 +11,7 @@ export * from './latest-versions.ts';
 export * from './targets.ts';
 export * from './agent-commands.ts';
 export * from './bundle-url.ts';
+export * from './jobs.ts';
+export * from './kinds/index.ts';
+export * from './bundles.ts';
+export * from './update-offers.ts';

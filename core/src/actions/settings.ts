@@ -4,6 +4,7 @@
 import type { ActionsConfig, Pool } from '@watchpost/runtime';
 import { readFile } from 'node:fs/promises';
 import { decryptSecret, encryptSecret } from './secrets.ts';
+import { loadLatestVersions } from './latest-versions.ts';
 
 export const WINRM_SETTINGS_KEY = 'actions.winrm';
 export const SSH_SETTINGS_KEY = 'actions.ssh';
@@ -181,6 +182,23 @@ export async function saveAgentUpdateSettings(
   const next: StoredAgentUpdate = { ...db };
   for (const k of ['linux', 'windows'] as const) if (input[k]) next[k] = { ...db[k], ...input[k] };
   await writeSetting(pg, AGENT_UPDATE_SETTINGS_KEY, next, by);
+}
+
+/** The agent-update repositories with the newest release last read from each (when it is still the configured URL). */
+export async function agentUpdateSettingsView(pg: Pool, env: ActionsConfig) {
+  const s = await loadAgentUpdateSettings(pg, env);
+  const latest = await loadLatestVersions(pg);
+  const one = (k: AgentKind) => {
+    const l = latest[k]?.git_url === s[k].gitUrl ? latest[k] : undefined;
+    return {
+      git_url: s[k].gitUrl,
+      branch: s[k].branch,
+      latest_version: l?.version ?? null,
+      checked_at: l?.checked_at ?? null,
+      error: l?.error ?? null,
+    };
+  };
+  return { linux: one('linux'), windows: one('windows') };
 }
 
 /** Which agent kind a host runs, from its product (spec: ssh-monitor on Linux, rdp-login-monitor on Windows). */

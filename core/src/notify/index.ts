@@ -5,3 +5,4 @@ export * from './settings.ts';
 export * from './records.ts';
 export * from './schedule.ts';
 export * from './jobs.ts';
+export * from './channels/index.ts';

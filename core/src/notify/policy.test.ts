@@ -1,7 +1,8 @@
 // Notification rules 1-10 (spec), one row per case: the rule chosen and the channels it reaches.
 import { describe, expect, it } from 'vitest';
 import type { NotifyChannel, Severity } from '@watchpost/schemas';
-import { chatRouteOf, decide, deliveryId, type ChannelTargets, type NotifyPolicy, type Trigger } from './policy.ts';
+import { chatRouteOf, decide, deliveryId, type NotifyPolicy, type Trigger } from './policy.ts';
+import type { ChannelTargets } from './channels/index.ts';
 import type { TypeSettings } from '../type-settings.ts';
 
 const targets: ChannelTargets = {

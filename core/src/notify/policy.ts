@@ -5,19 +5,11 @@ import { createHash } from 'node:crypto';
 import { NOTIFY_CHANNELS, severityRank, type NotifyChannel, type NotifyRule, type Severity } from '@watchpost/schemas';
 import { effectiveSeverity, isHidden, type TypeSettings } from '../type-settings.ts';
 import { sliceWhole } from '../pg-safe.ts';
+import { descriptorOf, type ChannelTargets, type RouteContext } from './channels/index.ts';
 
 export interface NotifyPolicy {
   minSeverity: Severity;
   channels: NotifyChannel[];
-}
-
-/** Where each channel can deliver (from its configuration); no secrets here. */
-export interface ChannelTargets {
-  chat: { enabled: boolean; destinations: { id: string; routes: string[] }[] };
-  webhook: { enabled: boolean; destinations: { id: string }[] };
-  email: { enabled: boolean; recipients: string[] };
-  /** devices that can receive a push (enrolled, not revoked, with a subscription) */
-  push: { enabled: boolean; devices: number };
 }
 
 export type Trigger =
@@ -182,33 +174,19 @@ export function decide(trigger: Trigger, policy: NotifyPolicy, targets: ChannelT
       continue;
     }
     const why = forced ? `rule ${p.rule}` : 'policy channel';
-    if (channel === 'chat') {
-      const dests = targets.chat.destinations;
-      if (dests.length === 0) skip(channel, 'no chat destinations configured');
-      for (const d of dests) {
-        if (p.routing !== undefined && d.routes.length > 0 && !d.routes.includes(p.routing))
-          routes.push({
-            channel,
-            destination: d.id,
-            chosen: false,
-            reason: `routes ${d.routes.join(', ')} do not include "${p.routing}"`,
-          });
-        else routes.push({ channel, destination: d.id, chosen: true, reason: why });
-      }
-    } else if (channel === 'email') {
-      const to = trigger.kind === 'daily_report' && trigger.recipients.length > 0 ? trigger.recipients : targets.email.recipients;
-      if (to.length === 0) skip(channel, 'no e-mail recipients configured');
-      for (const r of to) routes.push({ channel, destination: r, chosen: true, reason: why });
-    } else if (channel === 'webhook') {
-      if (targets.webhook.destinations.length === 0) skip(channel, 'no webhook URL configured');
-      for (const d of targets.webhook.destinations) routes.push({ channel, destination: d.id, chosen: true, reason: why });
-    } else if (targets.push.devices === 0) {
-      skip(channel, 'no devices enrolled for push');
-    } else {
-      routes.push({ channel, destination: 'devices', chosen: true, reason: why });
-    }
+    const to = routesOf(channel, targets, {
+      ...(p.routing !== undefined ? { routing: p.routing } : {}),
+      recipients: trigger.kind === 'daily_report' ? trigger.recipients : [],
+    });
+    if (typeof to === 'string') skip(channel, to);
+    else for (const d of to) routes.push({ channel, destination: d.destination, chosen: d.chosen, reason: d.reason ?? why });
   }
   return { rule: p.rule, reason: p.reason, ...(severity ? { severity } : {}), routes };
+}
+
+/** The channel's destinations for this trigger (its descriptor decides), or why it has none. */
+function routesOf<C extends NotifyChannel>(channel: C, targets: ChannelTargets, ctx: RouteContext) {
+  return descriptorOf(channel).routes(targets[channel], ctx);
 }
 
 /** The BullMQ job id of one delivery: the same trigger, channel and destination always give the same id. */

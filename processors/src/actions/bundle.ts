@@ -7,9 +7,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { ActionJob } from '@watchpost/schemas';
-import { checkGitUrl, parseVersion, signedBundleUrl } from '@watchpost/core';
-import type { ActionDeps } from './handlers.ts';
+import type { ActionJobOf } from '@watchpost/schemas';
+import { checkGitUrl, findBundle, parseVersion, signedBundleUrl, storeBundle } from '@watchpost/core';
+import type { ActionDeps } from './deps.ts';
 import { RemoteError } from './errors.ts';
 
 const run = promisify(execFile);
@@ -35,7 +35,7 @@ function git(args: string[], opts: { cwd?: string; allowFile: boolean; signal: A
 /** Builds (or finds) the bundle of the job's repository and branch; returns its id, version and SHA-256 (hex). */
 export async function ensureBundle(
   deps: ActionDeps,
-  job: Extract<ActionJob, { kind: 'agent.update' }>,
+  job: ActionJobOf<'agent.update'>,
   signal: AbortSignal,
 ): Promise<{ id: number; version: string; sha256: string }> {
   const allowFile = deps.config.actions.agentUpdate.allowFileUrls;
@@ -53,11 +53,9 @@ export async function ensureBundle(
       );
     }
     const commit = (await git(['rev-parse', 'HEAD'], { cwd: src, allowFile, signal })).stdout.toString().trim();
-    const found = await deps.pg.query<{ id: number; version: string; sha256: string }>(
-      'SELECT id, version, sha256 FROM agent_bundles WHERE kind = $1 AND git_url = $2 AND branch = $3 AND commit = $4',
-      ['windows', url.url, job.branch, commit],
-    );
-    if (found.rows[0]) return { id: Number(found.rows[0].id), version: found.rows[0].version, sha256: found.rows[0].sha256 };
+    const key = { kind: 'windows', gitUrl: url.url, branch: job.branch, commit } as const;
+    const found = await findBundle(deps.pg, key);
+    if (found) return found;
     const tag = await git(['describe', '--tags', '--abbrev=0'], { cwd: src, allowFile, signal }).catch(() => null);
     const version = tag ? parseVersion(tag.stdout.toString().trim()) : null;
     if (!version) throw new RemoteError(`the branch ${job.branch} of ${url.url} has no version tag`);
@@ -71,13 +69,9 @@ export async function ensureBundle(
       })
     ).stdout as unknown as Buffer;
     const sha256 = createHash('sha256').update(zip).digest('hex');
-    const r = await deps.pg.query<{ id: number; sha256: string }>(
-      `INSERT INTO agent_bundles (kind, git_url, branch, commit, version, sha256, size, zip) VALUES ('windows', $1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (kind, git_url, branch, commit) DO UPDATE SET version = EXCLUDED.version RETURNING id, sha256`,
-      [url.url, job.branch, commit, version, sha256, zip.length, zip],
-    );
     // A concurrent build of the same commit may have won: the stored zip (and its hash) is what is served.
-    return { id: Number(r.rows[0]!.id), version, sha256: r.rows[0]!.sha256 };
+    const stored = await storeBundle(deps.pg, key, { version, sha256, zip });
+    return { id: stored.id, version, sha256: stored.sha256 };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -86,7 +80,7 @@ export async function ensureBundle(
 /** The signed download URL of the job's bundle (built when needed) and the SHA-256 the host checks it against. */
 export async function windowsBundleUrl(
   deps: ActionDeps,
-  job: Extract<ActionJob, { kind: 'agent.update' }>,
+  job: ActionJobOf<'agent.update'>,
   signal: AbortSignal,
 ): Promise<{ url: string; sha256: string }> {
   const base = deps.config.actions.agentUpdate.publicUrl;

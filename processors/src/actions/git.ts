@@ -11,7 +11,7 @@ import {
   tagsFromLsRemote,
   validBranch,
 } from '@watchpost/core';
-import type { ActionDeps } from './handlers.ts';
+import type { ActionDeps } from './deps.ts';
 import { RemoteError } from './errors.ts';
 
 export interface RemoteRefs {

@@ -7,10 +7,17 @@
 // cluster-wide per interval): the latest-version refresh and the automatic update fallback.
 import type { Job } from 'bullmq';
 import { createQueue, createWorker, type RoleStarter } from '@watchpost/runtime';
-import { ACTIONS_MAINTENANCE_JOBS, ACTIONS_QUEUE, type ActionJob, type ActionsQueueJob } from '@watchpost/schemas';
-import { finishAction, getAction, loadSecretsKey, startAction } from '@watchpost/core';
+import {
+  ACTIONS_MAINTENANCE_JOBS,
+  ACTIONS_QUEUE,
+  type ActionJobOf,
+  type ActionKind,
+  type ActionsQueueJob,
+} from '@watchpost/schemas';
+import { ACTION_KIND_DESCRIPTORS, finishAction, getAction, loadSecretsKey, startAction } from '@watchpost/core';
 import { RemoteError } from './errors.ts';
-import { runHandler, type ActionDeps } from './handlers.ts';
+import { runHandler } from './handlers/index.ts';
+import type { ActionDeps } from './deps.ts';
 import { refreshLatestVersions } from './git.ts';
 import { runUpdateFallback } from './fallback.ts';
 
@@ -20,7 +27,10 @@ export { RemoteError } from './errors.ts';
 const FALLBACK_SCAN_MS = 60_000;
 
 /** Runs one action job to its recorded outcome. Never throws for a remote failure (the row says it). */
-export async function runActionJob(deps: ActionDeps, data: ActionJob): Promise<{ status: 'succeeded' | 'failed' | 'skipped' }> {
+export async function runActionJob<K extends ActionKind>(
+  deps: ActionDeps,
+  data: ActionJobOf<K>,
+): Promise<{ status: 'succeeded' | 'failed' | 'skipped' }> {
   const { pg, log } = deps;
   if (Date.parse(data.deadline) < Date.now()) {
     await finishAction(pg, data.action_id, {
@@ -41,7 +51,8 @@ export async function runActionJob(deps: ActionDeps, data: ActionJob): Promise<{
     }
     return { status: 'skipped' };
   }
-  const timeoutMs = data.kind === 'agent.update' ? deps.config.actions.updateTimeoutMs : deps.config.actions.timeoutMs;
+  const timeoutMs =
+    ACTION_KIND_DESCRIPTORS[data.kind].timeout === 'update' ? deps.config.actions.updateTimeoutMs : deps.config.actions.timeoutMs;
   const signal = AbortSignal.timeout(timeoutMs);
   try {
     // Every handler honours the signal; the race makes sure a forgotten await cannot hold a worker slot.

@@ -3,6 +3,7 @@
 // batch consumer commits the Kafka offsets after it, as a hint where to resume.
 import type { RoleStarter } from '@watchpost/runtime';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
+import { consumerOptions } from '../kafka/consumer-options.ts';
 import { processBatch, type Clock } from './processor.ts';
 import { consumerLag, recordBatch } from './metrics.ts';
 import { startOutboxRelay } from './outbox.ts';
@@ -16,13 +17,8 @@ export const correlateRole: RoleStarter = async ({ config, log, clients, fatal }
   const relay = startOutboxRelay({ pool, producer, topic: config.topics.problems, intervalMs: 1000, log });
   const consumer = await startBatchConsumer({
     kafka: clients.kafka,
-    groupId: config.consumerGroups.correlate,
+    ...consumerOptions(config, 'correlate'),
     topic: config.topics.events,
-    deadLetterTopic: config.topics.deadLetter,
-    name: 'correlate',
-    maxBatchSize: config.correlate.batchSize,
-    maxBatchMs: config.correlate.batchMs,
-    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
     log,
     onFatal: (err) => fatal?.('correlate consumer crashed', err),
     async handle(batch) {

@@ -9,12 +9,14 @@ import { withTransaction, type PoolClient } from '@watchpost/runtime';
 import {
   HOST_SILENCE_TYPE,
   enqueueProblemMessages,
-  hostLastAliveSql,
   hostSilenceDecision,
+  lockHost,
   lockLatestProblem,
+  markHostStale,
   openProblems,
   outboxEntry,
   problemPayload,
+  silentHostnames,
   transition,
   updateProblems,
   type ProblemRow,
@@ -33,11 +35,7 @@ export const SILENCE_SEVERITY: Severity = 'high';
 export async function runLivenessScan(pool: Pool, opts: { now: Date; staleMinutes: number }): Promise<ScanResult> {
   const cutoff = new Date(opts.now.getTime() - opts.staleMinutes * 60_000);
   const res: ScanResult = { markedStale: 0, opened: [], reopened: [], suppressed: 0 };
-  const candidates = await pool.query<{ hostname: string }>(
-    `SELECT hostname FROM hosts WHERE ${hostLastAliveSql()} < $1 ORDER BY hostname`,
-    [cutoff],
-  );
-  for (const { hostname } of candidates.rows) await scanHost(pool, hostname, cutoff, opts, res);
+  for (const hostname of await silentHostnames(pool, cutoff)) await scanHost(pool, hostname, cutoff, opts, res);
   return res;
 }
 
@@ -63,15 +61,11 @@ async function scanHostIn(
   opts: { now: Date; staleMinutes: number },
   res: ScanResult,
 ): Promise<void> {
-  const h = await c.query<{ status: string; last_heartbeat: Date | null; first_seen: Date }>(
-    'SELECT status, last_heartbeat, first_seen FROM hosts WHERE hostname = $1 FOR UPDATE',
-    [hostname],
-  );
-  const host = h.rows[0];
+  const host = await lockHost(c, { hostname }, ['status', 'last_heartbeat', 'first_seen']);
   const silentSince = host ? (host.last_heartbeat ?? host.first_seen) : null;
   if (!host || !silentSince || silentSince >= cutoff) return; // deleted or reported meanwhile
   if (host.status !== 'stale') {
-    await c.query(`UPDATE hosts SET status = 'stale', status_changed_at = $2 WHERE hostname = $1`, [hostname, opts.now]);
+    await markHostStale(c, hostname, opts.now);
     res.markedStale++;
   }
   const latest = await lockLatestProblem(c, hostname, HOST_SILENCE_TYPE);

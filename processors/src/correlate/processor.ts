@@ -20,11 +20,14 @@ import { withTransaction } from '@watchpost/runtime';
 import {
   effectiveSeverity,
   eventsOnTimelines,
+  findHostsByHostname,
   loadTypeSettings,
   lockLiveProblems,
   pgSafeJson,
   pgSafeKey,
   pgSafeText,
+  upsertHosts,
+  type HostRefresh,
 } from '@watchpost/core';
 import { INVENTORY_TYPE, isLivenessType, type CorrelateEnvelope } from './rules.ts';
 import { RULES, type CorrelateSettings, type EventCtx } from './rules/index.ts';
@@ -183,7 +186,7 @@ async function applyBatch(
 
   if (todo.length > 0) {
     // Hosts first: the same lock order as the liveness scan (host row, then its problems).
-    await upsertHosts(c, todo);
+    await upsertHosts(c, hostRows(todo));
     const live = await lockLiveProblems(c, [...needs.fingerprints]);
     const sessions = await loadSessions(c, needs);
     const inventories = await loadInventories(c, needs);
@@ -206,28 +209,9 @@ async function applyBatch(
   return out;
 }
 
-export interface HostRow {
-  hostname: string;
-  display_name: string | null;
-  os_family: string;
-  os_version: string | null;
-  fqdn: string | null;
-  ipv4: string | null;
-  ipv6: string | null;
-  timezone: string | null;
-  product: string;
-  product_version: string;
-  agent_instance_id: string | null;
-  first_seen: Date;
-  last_seen: Date;
-  last_heartbeat: Date | null;
-  /** Receive time of the batch's first liveness event (sets status_changed_at of a stale host). */
-  first_live_at: Date | null;
-}
-
 /** The batch's host refreshes, one row per host: what applying each event's upsert in order leaves. */
-function hostRows(events: readonly Pick<EventCtx, 'e' | 'host' | 'receivedAt'>[]): HostRow[] {
-  const rows = new Map<string, HostRow>();
+function hostRows(events: readonly Pick<EventCtx, 'e' | 'host' | 'receivedAt'>[]): HostRefresh[] {
+  const rows = new Map<string, HostRefresh>();
   for (const ev of events) {
     const h = ev.e.host;
     const s = ev.e.source;
@@ -274,47 +258,9 @@ function hostRows(events: readonly Pick<EventCtx, 'e' | 'host' | 'receivedAt'>[]
 }
 
 /** hostRows of safe envelopes (bench:correlate's floor writes the same rows). */
-export function hostRowsOf(envelopes: readonly CorrelateEnvelope[]): HostRow[] {
+export function hostRowsOf(envelopes: readonly CorrelateEnvelope[]): HostRefresh[] {
   return hostRows(
     envelopes.map((env) => ({ e: env.event, host: env.event.host.hostname, receivedAt: new Date(env.received_at) })),
-  );
-}
-
-/**
- * One upsert for every host of the batch (sorted: a fixed lock order). A new host gets first_seen and
- * status_changed_at from its first event; a known one keeps first_seen, takes the latest last_seen and
- * heartbeat, and turns online at its first liveness event of the batch.
- */
-async function upsertHosts(c: PoolClient, events: readonly EventCtx[]): Promise<void> {
-  await c.query(
-    `WITH input AS (
-       SELECT * FROM json_to_recordset($1::json) AS t(hostname text, display_name text, os_family text, os_version text,
-         fqdn text, ipv4 text, ipv6 text, timezone text, product text, product_version text, agent_instance_id text,
-         first_seen timestamptz, last_seen timestamptz, last_heartbeat timestamptz, first_live_at timestamptz))
-     INSERT INTO hosts (hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
-                        agent_instance_id, first_seen, last_seen, last_heartbeat, status, status_changed_at, internal_address)
-     SELECT hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
-            agent_instance_id, first_seen, last_seen, last_heartbeat, 'online', first_seen, ipv4 FROM input
-     ON CONFLICT (hostname) DO UPDATE SET
-       display_name = COALESCE(EXCLUDED.display_name, hosts.display_name),
-       os_family = EXCLUDED.os_family,
-       os_version = COALESCE(EXCLUDED.os_version, hosts.os_version),
-       fqdn = COALESCE(EXCLUDED.fqdn, hosts.fqdn),
-       ipv4 = COALESCE(EXCLUDED.ipv4, hosts.ipv4),
-       ipv6 = COALESCE(EXCLUDED.ipv6, hosts.ipv6),
-       timezone = COALESCE(EXCLUDED.timezone, hosts.timezone),
-       product = EXCLUDED.product,
-       product_version = EXCLUDED.product_version,
-       agent_instance_id = COALESCE(EXCLUDED.agent_instance_id, hosts.agent_instance_id),
-       last_seen = GREATEST(hosts.last_seen, EXCLUDED.last_seen),
-       last_heartbeat = CASE WHEN EXCLUDED.last_heartbeat IS NULL THEN hosts.last_heartbeat
-                             ELSE GREATEST(hosts.last_heartbeat, EXCLUDED.last_heartbeat) END,
-       status = CASE WHEN EXCLUDED.last_heartbeat IS NULL THEN hosts.status ELSE 'online' END,
-       status_changed_at = CASE WHEN EXCLUDED.last_heartbeat IS NOT NULL AND hosts.status <> 'online'
-                                THEN (SELECT i.first_live_at FROM input i WHERE i.hostname = EXCLUDED.hostname)
-                                ELSE hosts.status_changed_at END,
-       internal_address = COALESCE(EXCLUDED.ipv4, hosts.internal_address)`,
-    [JSON.stringify(hostRows(events))],
   );
 }
 
@@ -335,12 +281,8 @@ async function loadSessions(c: PoolClient, needs: Needs): Promise<Map<string, Rd
 }
 
 async function loadInventories(c: PoolClient, needs: Needs): Promise<Map<string, { hardware: unknown; at: Date | null }>> {
+  const rows = await findHostsByHostname(c, [...needs.inventoryHosts], ['inventory_hardware', 'inventory_at']);
   const out = new Map<string, { hardware: unknown; at: Date | null }>();
-  if (needs.inventoryHosts.size === 0) return out;
-  const r = await c.query<{ hostname: string; inventory_hardware: unknown; inventory_at: Date | null }>(
-    'SELECT hostname, inventory_hardware, inventory_at FROM hosts WHERE hostname = ANY($1::text[])',
-    [[...needs.inventoryHosts]],
-  );
-  for (const row of r.rows) out.set(row.hostname, { hardware: row.inventory_hardware, at: row.inventory_at });
+  for (const [hostname, row] of rows) out.set(hostname, { hardware: row.inventory_hardware, at: row.inventory_at });
   return out;
 }

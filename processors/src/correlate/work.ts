@@ -2,7 +2,8 @@
 // order, against this in-memory copy of what they read (live problems, RD Gateway sessions, inventory
 // snapshots), loaded and locked once per batch; write() then stores the outcome set-based through core's
 // problem store: one UPDATE for every changed problem (count += n, last_seen = max), one INSERT for
-// the opened ones with their outbox messages, one for the timeline, one per small table.
+// the opened ones with their outbox messages, one for the timeline, one per small table, and the inventory
+// snapshots through the host store.
 //
 // The sequence is the same as applying each event with its own statements (the per-event correlator
 // this replaced): every value a later event reads here is what it would have read back from Postgres
@@ -17,6 +18,7 @@ import {
   problemPayload,
   transition,
   updateProblems,
+  writeHostInventories,
   type OutboxEntry,
   type ProblemRow,
   type TimelineEvent,
@@ -279,23 +281,11 @@ export class BatchWork {
            connect_type = EXCLUDED.connect_type, connect_severity = EXCLUDED.connect_severity, connect_title = EXCLUDED.connect_title`,
         [JSON.stringify(kept.map((s) => ({ host: s.host, session_id: s.session, ...s.row })))],
       );
-    const inv = [...this.inventories.entries()].filter(([, s]) => s.changed);
-    if (inv.length > 0)
-      await c.query(
-        // The snapshots travel as JSON text so that a JSON null is stored as jsonb null, as before.
-        `UPDATE hosts h SET inventory_hardware = u.hardware::jsonb, inventory_software = u.software::jsonb, inventory_at = u.at
-           FROM json_to_recordset($1::json) AS u(hostname text, hardware text, software text, at timestamptz)
-          WHERE h.hostname = u.hostname`,
-        [
-          JSON.stringify(
-            inv.map(([hostname, s]) => ({
-              hostname,
-              hardware: JSON.stringify(s.hardware),
-              software: JSON.stringify(s.software),
-              at: s.at,
-            })),
-          ),
-        ],
-      );
+    await writeHostInventories(
+      c,
+      [...this.inventories.entries()]
+        .filter(([, s]) => s.changed)
+        .map(([hostname, s]) => ({ hostname, hardware: s.hardware, software: s.software, at: s.at })),
+    );
   }
 }

@@ -1,7 +1,7 @@
 // The `deliver` worker role: every outbound notification connection (chat, webhook, SMTP, push)
-// leaves from here, so a deployment can firewall egress everywhere else. One BullMQ worker per
-// channel queue (each with its own rate limit), plus the `notifications` queue for triggers that do
-// not come from Kafka: the API's login-lockout alert and an admin's test-send.
+// leaves from here, so a deployment can firewall egress everywhere else. It only sends: one BullMQ
+// worker per channel queue (each with its own rate limit) runs the deliveries the deciding roles
+// queued, and an admin's test-send (job `test_send`, added at the head of the channel's queue).
 //
 // A delivery is sent at most once per successful attempt: `beginDelivery` refuses a delivery already
 // sent, whoever replays it. A worker killed after the provider accepted a message and before the row
@@ -10,36 +10,28 @@ import { UnrecoverableError, type Job, type Worker } from 'bullmq';
 import { createWorker, counter, type RoleStarter, type Config, type Pool, type Logger } from '@watchpost/runtime';
 import {
   DELIVERY_QUEUES,
-  LOGIN_RATE_LIMITED_JOB,
-  NOTIFICATIONS_QUEUE,
   NOTIFY_CHANNELS,
+  TEST_SEND_JOB,
   type DeliveryJob,
-  type NotificationsQueueJob,
   type NotifyChannel,
+  type TestSendJob,
   type TestSendResult,
 } from '@watchpost/schemas';
 import {
   beginDelivery,
-  closeDeliveryQueues,
-  createDeliveryQueues,
-  decide,
+  channelDefaults,
+  descriptorOf,
   finishDelivery,
   loadChannelConfigs,
-  loadChannelTargets,
-  loadPolicy,
   loadSecretsKey,
-  NO_TYPE_SETTINGS,
-  pgSafeKey,
   loadVapidKeys,
   type VapidKeys,
   type ChannelConfigs,
-  type DeliveryQueues,
 } from '@watchpost/core';
 import { DeliveryError } from './errors.ts';
 import { providers } from './providers/index.ts';
 import type { ProviderEnv } from './providers/provider.ts';
 import { render } from './templates.ts';
-import { record } from '../notify/decide.ts';
 
 const delivered = counter('watchpost_notify_delivered_total', 'Notification delivery attempts by outcome', [
   'channel',
@@ -57,7 +49,7 @@ export interface DeliverDeps {
 }
 
 function providerEnv(deps: DeliverDeps, remember: ProviderEnv['remember'] = async () => {}): ProviderEnv {
-  return { pg: deps.pg, vapid: deps.vapid, pushAllow: deps.config.notify.pushAllow, remember };
+  return { pg: deps.pg, vapid: deps.vapid, remember };
 }
 
 /** Sends one delivery job; throws (BullMQ retries) on a transient failure, UnrecoverableError on a final one. */
@@ -94,12 +86,8 @@ export async function testSend(deps: DeliverDeps, channel: NotifyChannel, by: st
   const configs = await deps.configs(true);
   const provider = providers[channel];
   const subject = { kind: 'test' as const, requested_by: by, at };
-  const dests = provider.destinations(configs);
-  if (dests.length === 0)
-    return {
-      channel,
-      results: [{ destination: '', ok: false, response: channel === 'push' ? 'no devices' : 'no destinations configured' }],
-    };
+  const dests = destinationsOf(channel, configs);
+  if (dests.length === 0) return { channel, results: [{ destination: '', ok: false, response: 'no destinations configured' }] };
   const results = await Promise.all(
     dests.map(async (destination) => {
       try {
@@ -118,7 +106,18 @@ export async function testSend(deps: DeliverDeps, channel: NotifyChannel, by: st
   return { channel, results };
 }
 
+/** The two jobs of a channel queue, told apart by name (a delivery's name is its rule). */
+function isTestSend(job: Job<DeliveryJob | TestSendJob>): job is Job<TestSendJob> {
+  return job.name === TEST_SEND_JOB;
+}
+
+function destinationsOf<C extends NotifyChannel>(channel: C, configs: ChannelConfigs): string[] {
+  return descriptorOf(channel).destinations(configs[channel]);
+}
+
 export const deliverRole: RoleStarter = async ({ config, log, clients }) => {
+  // Each channel's rate limit and defaults; a wrong channel variable stops the start.
+  const defaults = channelDefaults(config.notify);
   const pg = clients.pg;
   const key = await loadSecretsKey(config.actions.secretsKey, config.stateDir);
   let cached: { at: number; value: ChannelConfigs } | null = null;
@@ -144,10 +143,8 @@ export const deliverRole: RoleStarter = async ({ config, log, clients }) => {
   };
   // The VAPID keys exist from the first start, so devices can read the public key before any push.
   deps.vapid().catch((err: unknown) => log.warn({ err }, 'VAPID keys not ready yet; generated on first use'));
-  const queueConn = clients.bullmqConnection();
-  const queues: DeliveryQueues = createDeliveryQueues(config, queueConn);
-  const conns = [queueConn];
-  const workers: Worker[] = [];
+  const conns: ReturnType<typeof clients.bullmqConnection>[] = [];
+  const workers: Worker<DeliveryJob | TestSendJob, string | TestSendResult>[] = [];
   const workerOpts = {
     concurrency: config.notify.concurrency,
     // A killed worker's job is handed to another one after its lock expires.
@@ -158,49 +155,33 @@ export const deliverRole: RoleStarter = async ({ config, log, clients }) => {
   for (const channel of NOTIFY_CHANNELS) {
     const conn = clients.bullmqConnection();
     conns.push(conn);
-    const w = createWorker<DeliveryJob, string>(config, DELIVERY_QUEUES[channel], (job) => deliverJob(deps, job), conn, {
-      ...workerOpts,
-      limiter: { max: config.notify.ratePerSecond[channel], duration: 1000 },
-    });
+    const w = createWorker<DeliveryJob | TestSendJob, string | TestSendResult>(
+      config,
+      DELIVERY_QUEUES[channel],
+      // Any other job of the queue is a delivery (named after its rule).
+      (job) =>
+        isTestSend(job) ? testSend(deps, channel, job.data.requested_by, job.data.at) : deliverJob(deps, job as Job<DeliveryJob>),
+      conn,
+      { ...workerOpts, limiter: { max: defaults[channel].ratePerSecond, duration: 1000 } },
+    );
     w.on('failed', (job, err) => {
-      log.warn({ err: err.message, delivery: job?.id, channel, attempts: job?.attemptsMade }, 'delivery attempt failed');
+      if (!job) return;
+      if (job.name === TEST_SEND_JOB) return log.error({ err, channel }, 'test-send failed');
+      const data = job.data as DeliveryJob;
+      log.warn({ err: err.message, delivery: job.id, channel, attempts: job.attemptsMade }, 'delivery attempt failed');
       // A job that stalled too often (its workers kept dying) fails in BullMQ without running the
       // handler's bookkeeping: its row would stay `sending`, hidden from the dead-deliveries view.
-      if (job && /stalled/i.test(err.message))
-        finishDelivery(pg, job.data.delivery_id, { ok: false, error: err.message, final: true }).catch((e: unknown) =>
+      if (/stalled/i.test(err.message))
+        finishDelivery(pg, data.delivery_id, { ok: false, error: err.message, final: true }).catch((e: unknown) =>
           log.error({ err: e, delivery: job.id }, 'could not record the stalled delivery as failed'),
         );
     });
     workers.push(w);
   }
-  const triggersConn = clients.bullmqConnection();
-  conns.push(triggersConn);
-  const triggers = createWorker<NotificationsQueueJob, unknown>(
-    config,
-    NOTIFICATIONS_QUEUE,
-    async (job) => {
-      const d = job.data;
-      if (d.kind === 'test_send') return testSend(deps, d.channel, d.requested_by, d.at);
-      if (job.name !== LOGIN_RATE_LIMITED_JOB) throw new UnrecoverableError(`unknown notifications job ${job.name}`);
-      const [policy, targets] = await Promise.all([loadPolicy(pg, config.notify), loadChannelTargets(pg, config.notify)]);
-      const decision = decide({ kind: 'login_lockout' }, policy, targets, NO_TYPE_SETTINGS);
-      const subjectKey = pgSafeKey(`lockout:${d.username}:${d.address}:${d.at}`);
-      return record(
-        { pg, queues, notify: config.notify },
-        [{ subjectKey, subjectKind: 'login_lockout', subjectId: d.username, decision }],
-        new Map([[subjectKey, { kind: 'login_lockout' as const, username: d.username, address: d.address, at: d.at }]]),
-      );
-    },
-    triggersConn,
-    { concurrency: 4 },
-  );
-  triggers.on('failed', (job, err) => log.error({ err, job: job?.name }, 'notifications job failed'));
-  workers.push(triggers as unknown as Worker);
   return {
     checks: { deliver_workers: async () => workers.every((w) => w.isRunning()) },
     async close() {
       await Promise.all(workers.map((w) => w.close()));
-      await closeDeliveryQueues(queues);
       await Promise.allSettled(conns.map((c) => c.quit()));
     },
   };

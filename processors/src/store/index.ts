@@ -1,6 +1,7 @@
 // The `store` role: events.v1 -> ClickHouse `events`, in its own consumer group.
 import type { RoleStarter } from '@watchpost/runtime';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
+import { consumerOptions } from '../kafka/consumer-options.ts';
 import { DecodePool } from './decode-pool.ts';
 import { CoalescingInserter } from './insert.ts';
 import { startRetention } from './retention.ts';
@@ -11,14 +12,8 @@ export const storeRole: RoleStarter = async ({ config, log, clients, fatal }) =>
   const pool = new DecodePool(config.store.decodeThreads);
   const consumer = await startBatchConsumer({
     kafka: clients.kafka,
-    groupId: config.consumerGroups.store,
+    ...consumerOptions(config, 'store'),
     topic: config.topics.events,
-    deadLetterTopic: config.topics.deadLetter,
-    name: 'store',
-    maxBatchSize: config.store.batchSize,
-    maxBatchMs: config.store.batchMs,
-    sessionTimeoutMs: config.kafkaSessionTimeoutMs,
-    maxBatchBytes: config.consumerBatchMaxBytes,
     log,
     onFatal: (err) => fatal?.('store consumer crashed', err),
     // Decoded off the Kafka loop (decode-pool.ts); the consumer sends the poison ones to the DLQ.

@@ -9,6 +9,7 @@ import { counter, type RoleStarter } from '@watchpost/runtime';
 import type { EventEnvelope, HostStatus } from '@watchpost/schemas';
 import { loadHostStatuses, typeSettingsCache } from '@watchpost/core';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
+import { consumerOptions } from '../kafka/consumer-options.ts';
 import { countEvents, hostChanges, problemMessage, RecentIds } from './messages.ts';
 
 const HOSTS_POLL_MS = 1000;
@@ -29,7 +30,7 @@ export const streamRole: RoleStarter = async ({ config, log, clients, fatal }) =
   // One consumer group on both inputs; a batch holds one topic-partition, so each handler sees one kind.
   const consumer = await startBatchConsumer<EventEnvelope | Buffer>({
     kafka: clients.kafka,
-    groupId: config.consumerGroups.stream,
+    ...consumerOptions(config, 'stream'),
     inputs: [
       { topic: config.topics.events },
       {
@@ -40,11 +41,6 @@ export const streamRole: RoleStarter = async ({ config, log, clients, fatal }) =
         decode: (value) => ({ ok: true, value: value ?? Buffer.alloc(0) }),
       },
     ],
-    deadLetterTopic: config.topics.deadLetter,
-    name: 'stream',
-    maxBatchSize: config.stream.batchSize,
-    maxBatchMs: config.stream.batchMs,
-    maxBatchBytes: config.consumerBatchMaxBytes,
     log,
     onFatal: (err) => fatal?.('stream consumer crashed', err),
     async handle(batch) {

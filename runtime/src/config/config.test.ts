@@ -52,6 +52,8 @@ describe('config', () => {
     ['KAFKA_REPLICATION_FACTOR', '0'],
     ['METRICS_PORT', '0'],
     ['SERVICE_INGEST_RATE_PER_KEY', '-1'],
+    ['SERVICE_INGEST_RATE_PER_HOST', '-1'],
+    ['SERVICE_INGEST_RATE_HOST_BURST', '0'],
     ['SERVICE_INGEST_MAX_IN_FLIGHT_EVENTS', '0'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     let err: unknown;
@@ -115,12 +117,14 @@ describe('config', () => {
     expect(() => loadConfig({ VAPID_PUBLIC_KEY: a.publicKey, VAPID_PRIVATE_KEY: 'x' })).toThrow(/VAPID_PRIVATE_KEY/);
   });
 
-  it('ingest defaults: claims kept 7 days, admission limits on', () => {
+  it('ingest defaults: claims kept 7 days, admission limits on (per host, under a ceiling per key)', () => {
     expect(loadConfig({}).ingest).toMatchObject({
       claimTtlDays: 7,
       keyStaleSeconds: 600,
-      ratePerKey: 5000,
-      rateBurst: 50_000,
+      ratePerKey: 50_000,
+      rateBurst: 500_000,
+      ratePerHost: 5000,
+      rateHostBurst: 50_000,
       maxInFlightEvents: 20_000,
       maxInFlightBytes: 64 * 1024 * 1024,
     });

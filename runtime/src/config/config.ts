@@ -4,6 +4,9 @@ import { createECDH } from 'node:crypto';
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localUrls } from './local-stack.ts';
+import { ConfigError, envReader, type EnvVars } from './env.ts';
+
+export { ConfigError };
 import {
   LIVE_CHANNEL_BASE,
   NOTIFY_CHANNELS,
@@ -44,15 +47,6 @@ export const CONSUMER_GROUP_BASES = {
   notify: 'watchpost-notify',
 } as const;
 export type ConsumerGroupKey = keyof typeof CONSUMER_GROUP_BASES;
-
-export class ConfigError extends Error {
-  readonly variable: string;
-  constructor(variable: string, message: string) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-    this.variable = variable;
-  }
-}
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
@@ -100,7 +94,7 @@ export interface Config {
   retentionDays: number;
   /** SERVICE_DAILY_REPORT_*: local time HH:MM in an IANA zone; checkSeconds: how often the scheduler looks. */
   dailyReport: { enabled: boolean; time: string; timezone: string; recipients: string[]; checkSeconds: number };
-  /** Notification policy defaults and channel settings from the environment (database values override; api/NOTIFICATIONS.md). */
+  /** Notification policy defaults from the environment (database values override; api/NOTIFICATIONS.md). */
   notify: NotifyConfig;
   ingest: {
     maxBodyBytes: number;
@@ -114,9 +108,12 @@ export interface Config {
     keyCacheSeconds: number;
     /** How long known keys keep working from the cache while Postgres cannot be asked. */
     keyStaleSeconds: number;
-    /** Token bucket per agent key, in events (0 = no limit). */
+    /** Token bucket per agent key, in events: the ceiling over all its hosts (0 = no ceiling). */
     ratePerKey: number;
     rateBurst: number;
+    /** Token bucket per host (hostname, agent instance) under a key, in events (0 = no per-host limit). */
+    ratePerHost: number;
+    rateHostBurst: number;
     /** Admission caps: events submitted and not yet answered, request body bytes held. */
     maxInFlightEvents: number;
     maxInFlightBytes: number;
@@ -212,35 +209,17 @@ export interface ActionsConfig {
   };
 }
 
+/**
+ * The general notification settings. Each channel's own variables (NOTIFY_TELEGRAM_*, NOTIFY_WEBHOOK_*,
+ * SMTP_*, NOTIFY_<CHANNEL>_RATE_PER_SECOND...) are read by its descriptor in core/src/notify/channels/
+ * from `env`.
+ */
 export interface NotifyConfig {
   minSeverity: Severity;
   channels: Channel[];
-  chat: {
-    telegramApiBase: string;
-    telegramToken: string | undefined;
-    telegramChatIds: string[];
-    slackWebhookUrls: string[];
-    /** SSRF-guard allow list for chat endpoints (a self-hosted Mattermost or Bot API server on a private address) */
-    allow: string[];
-  };
-  webhook: { url: string | undefined; secret: string | undefined; timeoutMs: number; allow: string[] };
-  /** NOTIFY_PUSH_ALLOW: private addresses/CIDRs/host names push endpoints may use (SSRF guard; tests, an internal push relay). */
-  pushAllow: string[];
-  email: {
-    host: string | undefined;
-    port: number;
-    security: 'starttls' | 'tls' | 'none';
-    user: string | undefined;
-    password: string | undefined;
-    from: string;
-    recipients: string[];
-    verifyTls: boolean;
-  };
   /** Delivery attempts per job (exponential backoff from backoffMs); a provider's 4xx is final at once. */
   attempts: number;
   backoffMs: number;
-  /** Deliveries per second per channel (chat providers throttle bots). */
-  ratePerSecond: Record<Channel, number>;
   concurrency: number;
   /** Where the notify role's NEW consumer group starts: false (default) = at the end, never re-notifying history. */
   fromBeginning: boolean;
@@ -248,38 +227,19 @@ export interface NotifyConfig {
   lockMs: number;
   /** How long the API's test-send waits for the delivery worker. */
   testWaitMs: number;
+  /** The environment as read at start, where each channel finds its own variables. */
+  env: EnvVars;
 }
 
 type Env = Record<string, string | undefined>;
 
-function str(env: Env, name: string, def: string): string {
-  const v = env[name];
-  return v === undefined || v === '' ? def : v;
-}
-
-function int(env: Env, name: string, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  if (!/^-?\d+$/.test(raw.trim())) throw new ConfigError(name, `expected an integer, got "${raw}"`);
-  const n = Number(raw);
-  if (n < min || n > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${n}`);
-  return n;
-}
-
-function bool(env: Env, name: string, def: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return def;
-  if (/^(1|true|yes|on)$/i.test(raw)) return true;
-  if (/^(0|false|no|off)$/i.test(raw)) return false;
-  throw new ConfigError(name, `expected true or false, got "${raw}"`);
-}
-
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T {
-  const v = str(env, name, def);
-  if (!(allowed as readonly string[]).includes(v))
-    throw new ConfigError(name, `must be one of ${allowed.join(', ')}, got "${v}"`);
-  return v as T;
-}
+// The same typed readers as every channel's defaults (env.ts), so a variable is parsed one way.
+const str = (env: Env, name: string, def: string) => envReader(env).str(name, def);
+const int = (env: Env, name: string, def: number, min: number, max?: number) => envReader(env).int(name, def, min, max);
+const bool = (env: Env, name: string, def: boolean) => envReader(env).bool(name, def);
+const oneOf = <T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T =>
+  envReader(env).oneOf(name, allowed, def);
+const url = (env: Env, name: string, def: string, protocols: string[]) => envReader(env).url(name, def, protocols);
 
 function list<T extends string>(env: Env, name: string, allowed: readonly T[], def: T[]): T[] {
   const raw = env[name];
@@ -318,19 +278,6 @@ function trustProxy(env: Env, name: string): false | number | string[] {
 /** The setting as fastify's `trustProxy` option (a hop count becomes the function fastify would build). */
 export function trustProxyOption(t: Config['trustProxy']): boolean | string[] | ((address: string, hop: number) => boolean) {
   return typeof t === 'number' ? (_address, hop) => hop < t : t;
-}
-
-function url(env: Env, name: string, def: string, protocols: string[]): string {
-  const v = str(env, name, def);
-  let u: URL;
-  try {
-    u = new URL(v);
-  } catch {
-    throw new ConfigError(name, `not a valid URL: "${v}"`);
-  }
-  if (!protocols.includes(u.protocol))
-    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL, got "${u.protocol}"`);
-  return v;
 }
 
 // A provisional idempotency claim must outlive the longest produce attempt, or a second request
@@ -459,8 +406,12 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       claimTtlDays: int(env, 'SERVICE_INGEST_CLAIM_TTL_DAYS', 7, 1, 3650),
       keyCacheSeconds: int(env, 'SERVICE_INGEST_KEY_CACHE_SECONDS', 5, 0, 3600),
       keyStaleSeconds: int(env, 'SERVICE_INGEST_KEY_STALE_SECONDS', 600, 0, 86_400),
-      ratePerKey: int(env, 'SERVICE_INGEST_RATE_PER_KEY', 5000, 0, 10_000_000),
-      rateBurst: int(env, 'SERVICE_INGEST_RATE_BURST', 50_000, 1, 100_000_000),
+      // A key's ceiling is sized for a fleet sharing it (ingest/README.md, admission); each host
+      // gets what a whole key got before.
+      ratePerKey: int(env, 'SERVICE_INGEST_RATE_PER_KEY', 50_000, 0, 10_000_000),
+      rateBurst: int(env, 'SERVICE_INGEST_RATE_BURST', 500_000, 1, 100_000_000),
+      ratePerHost: int(env, 'SERVICE_INGEST_RATE_PER_HOST', 5000, 0, 10_000_000),
+      rateHostBurst: int(env, 'SERVICE_INGEST_RATE_HOST_BURST', 50_000, 1, 100_000_000),
       maxInFlightEvents: int(env, 'SERVICE_INGEST_MAX_IN_FLIGHT_EVENTS', 20_000, 1, 10_000_000),
       maxInFlightBytes: int(env, 'SERVICE_INGEST_MAX_IN_FLIGHT_BYTES', 64 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
     },
@@ -536,56 +487,17 @@ function vapidPair(env: Env): { vapidPublicKey: string | undefined; vapidPrivate
   return { vapidPublicKey: pub, vapidPrivateKey: priv };
 }
 
-function csv(env: Env, name: string): string[] {
-  return str(env, name, '')
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean);
-}
-
 function notifyConfig(env: Env): NotifyConfig {
-  for (const u of csv(env, 'NOTIFY_SLACK_WEBHOOK_URLS')) url({ U: u }, 'U', '', ['https:', 'http:']);
-  const webhookUrl = env.NOTIFY_WEBHOOK_URL ? url(env, 'NOTIFY_WEBHOOK_URL', '', ['https:', 'http:']) : undefined;
-  const smtpSecurity = oneOf(env, 'SMTP_SECURITY', ['starttls', 'tls', 'none'] as const, 'starttls');
   return {
     minSeverity: oneOf(env, 'NOTIFY_MIN_SEVERITY', SEVERITIES, 'high'),
     channels: list(env, 'NOTIFY_CHANNELS', CHANNELS, ['chat']),
-    chat: {
-      telegramApiBase: url(env, 'NOTIFY_TELEGRAM_API_BASE', 'https://api.telegram.org', ['https:', 'http:']),
-      telegramToken: env.NOTIFY_TELEGRAM_TOKEN || undefined,
-      telegramChatIds: csv(env, 'NOTIFY_TELEGRAM_CHAT_IDS'),
-      slackWebhookUrls: csv(env, 'NOTIFY_SLACK_WEBHOOK_URLS'),
-      allow: csv(env, 'NOTIFY_CHAT_ALLOW'),
-    },
-    webhook: {
-      url: webhookUrl,
-      secret: env.NOTIFY_WEBHOOK_SECRET || undefined,
-      timeoutMs: int(env, 'NOTIFY_WEBHOOK_TIMEOUT_MS', 5000, 100, 120_000),
-      allow: csv(env, 'NOTIFY_WEBHOOK_ALLOW'),
-    },
-    pushAllow: csv(env, 'NOTIFY_PUSH_ALLOW'),
-    email: {
-      host: env.SMTP_HOST || undefined,
-      port: int(env, 'SMTP_PORT', smtpSecurity === 'tls' ? 465 : 587, 1, 65535),
-      security: smtpSecurity,
-      user: env.SMTP_USER || undefined,
-      password: env.SMTP_PASSWORD || undefined,
-      from: str(env, 'SMTP_FROM', 'watchpost@localhost'),
-      recipients: csv(env, 'NOTIFY_EMAIL_RECIPIENTS'),
-      verifyTls: bool(env, 'SMTP_VERIFY_TLS', true),
-    },
     attempts: int(env, 'NOTIFY_DELIVERY_ATTEMPTS', 10, 1, 100),
     backoffMs: int(env, 'NOTIFY_BACKOFF_MS', 2000, 10, 3_600_000),
-    ratePerSecond: {
-      chat: int(env, 'NOTIFY_CHAT_RATE_PER_SECOND', 20, 1, 10_000),
-      webhook: int(env, 'NOTIFY_WEBHOOK_RATE_PER_SECOND', 200, 1, 100_000),
-      email: int(env, 'NOTIFY_EMAIL_RATE_PER_SECOND', 10, 1, 10_000),
-      push: int(env, 'NOTIFY_PUSH_RATE_PER_SECOND', 100, 1, 100_000),
-    },
     concurrency: int(env, 'NOTIFY_DELIVERY_CONCURRENCY', 8, 1, 256),
     lockMs: int(env, 'NOTIFY_LOCK_MS', 30_000, 1000, 600_000),
     fromBeginning: bool(env, 'NOTIFY_FROM_BEGINNING', false),
     testWaitMs: int(env, 'NOTIFY_TEST_WAIT_MS', 20_000, 1000, 300_000),
+    env: Object.freeze({ ...env }),
   };
 }
 

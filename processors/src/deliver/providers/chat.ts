@@ -18,7 +18,6 @@ function cutText(text: string, max: number): string {
 
 export const chatProvider: Provider = {
   channel: 'chat',
-  destinations: (c) => c.chat.destinations.map((d) => d.id),
   async send({ job, rendered, configs }) {
     const dest = configs.chat.destinations.find((d) => d.id === job.destination);
     if (!dest) throw new DeliveryError(`chat destination "${job.destination}" is no longer configured`, true);

@@ -24,7 +24,6 @@ function transport(cfg: EmailConfig) {
 
 export const emailProvider: Provider = {
   channel: 'email',
-  destinations: (c) => c.email.recipients,
   async send({ job, rendered, configs }) {
     const cfg = configs.email;
     if (!cfg.host) throw new DeliveryError('no SMTP host configured', true);

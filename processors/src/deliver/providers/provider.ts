@@ -1,5 +1,6 @@
 // One small interface for every channel: send one rendered notification to one destination of the
-// channel, answer a short description of the provider's answer, or throw a DeliveryError.
+// channel, answer a short description of the provider's answer, or throw a DeliveryError. What a
+// channel's settings and destinations are is its descriptor's (core/src/notify/channels/).
 import type { ChannelConfigs, VapidKeys } from '@watchpost/core';
 import type { Pool } from '@watchpost/runtime';
 import type { DeliveryJob, NotifyChannel } from '@watchpost/schemas';
@@ -16,15 +17,11 @@ export interface Delivery {
 export interface ProviderEnv {
   pg: Pool;
   vapid: () => Promise<VapidKeys>;
-  /** SSRF-guard allow list for push endpoints (NOTIFY_PUSH_ALLOW). */
-  pushAllow: string[];
   /** Keeps what a partly done delivery already sent, so a retry does not send it again. */
   remember: (pushSent: number[]) => Promise<void>;
 }
 
 export interface Provider {
   channel: NotifyChannel;
-  /** Destinations of the channel's current configuration (test-send goes to each). */
-  destinations(configs: ChannelConfigs): string[];
   send(d: Delivery): Promise<string>;
 }

@@ -36,14 +36,14 @@ function link(subject: NotificationSubject): string | undefined {
 
 export const pushProvider: Provider = {
   channel: 'push',
-  destinations: () => ['devices'],
-  async send({ job, rendered, env }) {
+  async send({ job, rendered, configs, env }) {
     if (!env) throw new DeliveryError('push needs the deliver role environment', true);
     const all = await pushTargets(env.pg);
     if (all.length === 0) throw new DeliveryError('no devices', true);
     const done = new Set(job.push_sent ?? []);
     const targets = all.filter((t) => !done.has(t.id));
     const vapid = await env.vapid();
+    const allow = configs.push.allow;
     const { TTL, urgency } = pushOptions(job.subject);
     const payload = JSON.stringify({
       title: rendered.title.slice(0, 200),
@@ -65,8 +65,8 @@ export const pushProvider: Provider = {
         continue;
       }
       try {
-        await checkUrl(new URL(t.endpoint), env.pushAllow);
-        const agent = new https.Agent({ lookup: guardedLookup(env.pushAllow, env.pushAllow.includes(host)) });
+        await checkUrl(new URL(t.endpoint), allow);
+        const agent = new https.Agent({ lookup: guardedLookup(allow, allow.includes(host)) });
         await webpush.sendNotification({ endpoint: t.endpoint, keys: { p256dh: t.p256dh, auth: t.auth } }, payload, {
           vapidDetails: { subject: vapid.subject, publicKey: vapid.publicKey, privateKey: vapid.privateKey },
           TTL,

@@ -17,7 +17,6 @@ export function sign(secret: string, timestamp: string, body: string): string {
 
 export const webhookProvider: Provider = {
   channel: 'webhook',
-  destinations: (c) => (c.webhook.url ? ['default'] : []),
   async send({ job, configs }) {
     const cfg = configs.webhook;
     if (!cfg.url) throw new DeliveryError('no webhook URL configured', true);

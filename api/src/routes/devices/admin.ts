@@ -1,0 +1,131 @@
+// Admin side of mobile devices: single-use enrollment codes, and the device records (list, revoke, delete).
+import type { FastifyPluginAsync } from 'fastify';
+import { withTransaction } from '@watchpost/runtime';
+import { audit, deleteDevice, getDevice, getUserById, issueEnrollmentCode, listDevices, revokeDevice } from '@watchpost/core';
+import { ApiError, notFound } from '../../errors.ts';
+import {
+  dateTime,
+  deviceSchema,
+  enrollmentCodeBody,
+  idParams,
+  tags,
+  view,
+  type EnrollmentCodeBody,
+  type IdParams,
+} from './schemas.ts';
+
+export const deviceAdminRoutes: FastifyPluginAsync = async (app) => {
+  const { pg, config } = app.deps;
+
+  app.post<{ Body: EnrollmentCodeBody }>(
+    '/devices/enrollment-codes',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'createEnrollmentCode',
+        tags,
+        summary: 'Issue a single-use enrollment code (shown once)',
+        description:
+          'The code is 10 Crockford base32 symbols shown as XXXXX-XXXXX (50 bits; case, the dash and O/0, I/L/1 look-alikes do not matter), ' +
+          `valid SERVICE_ENROLLMENT_CODE_TTL_MINUTES (${config.devices.codeTtlMinutes}) minutes, stored only as a hash. ` +
+          'The device enrolled with it acts as `user_id` (default: the admin issuing it).',
+        body: enrollmentCodeBody,
+        response: {
+          201: {
+            type: 'object',
+            required: ['id', 'code', 'expires_at', 'user_id', 'username'],
+            properties: {
+              id: { type: 'integer' },
+              code: { type: 'string' },
+              expires_at: dateTime,
+              user_id: { type: 'integer' },
+              username: { type: 'string' },
+            },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const userId = req.body?.user_id ?? req.user!.id;
+      const user = await getUserById(pg, userId);
+      if (!user || !user.active) throw new ApiError(400, 'BAD_REQUEST', 'no active user with this id');
+      const c = await issueEnrollmentCode(pg, {
+        userId,
+        createdBy: req.user!.username,
+        ttlMinutes: config.devices.codeTtlMinutes,
+      });
+      await audit(pg, {
+        actor: req.user!.username,
+        address: req.ip,
+        action: 'device.code_issue',
+        details: { code_id: c.id, user: user.username },
+      });
+      reply.code(201);
+      return { id: c.id, code: c.code, expires_at: c.expires_at.toISOString(), user_id: user.id, username: user.username };
+    },
+  );
+
+  app.get(
+    '/devices',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'listDevices',
+        tags,
+        summary: 'Enrolled mobile devices with their last use',
+        response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: deviceSchema } } } },
+      },
+    },
+    async () => ({ items: (await listDevices(pg)).map(view) }),
+  );
+
+  app.post<{ Params: IdParams }>(
+    '/devices/:id/revoke',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'revokeDevice',
+        tags,
+        summary: 'Revoke a device: every token refused at once, push subscriptions removed, the record kept',
+        params: idParams,
+        response: { 200: deviceSchema },
+      },
+    },
+    async (req) => {
+      const ok = await withTransaction(pg, (c) => revokeDevice(c, req.params.id, req.user!.username));
+      if (!ok) throw notFound('device');
+      await audit(pg, {
+        actor: req.user!.username,
+        address: req.ip,
+        action: 'device.revoke',
+        details: { device_id: req.params.id },
+      });
+      return view((await getDevice(pg, req.params.id))!);
+    },
+  );
+
+  app.delete<{ Params: IdParams }>(
+    '/devices/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'deleteDevice',
+        tags,
+        summary: 'Delete a device record completely (its tokens and push subscriptions too)',
+        params: idParams,
+        response: { 204: { type: 'null' } },
+      },
+    },
+    async (req, reply) => {
+      const d = await getDevice(pg, req.params.id);
+      if (!d || !(await deleteDevice(pg, req.params.id))) throw notFound('device');
+      await audit(pg, {
+        actor: req.user!.username,
+        address: req.ip,
+        action: 'device.delete',
+        details: { device_id: d.id, device_uuid: d.device_uuid, name: d.name, user: d.username },
+      });
+      return reply.code(204).send();
+    },
+  );
+};

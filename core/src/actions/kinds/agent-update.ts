@@ -1,0 +1,34 @@
+// agent.update: updates the agent now, over SSH (Linux) or WinRM (Windows), from the configured repository.
+import { checkGitUrl } from '../git-url.ts';
+import { agentKindOf, loadAgentUpdateSettings } from '../settings.ts';
+import { validBranch } from '../validate.ts';
+import { actionRoute, notPossible, targetOf, type ActionKindDescriptor } from './descriptor.ts';
+
+export const agentUpdate: ActionKindDescriptor<'agent.update'> = {
+  kind: 'agent.update',
+  timeout: 'update',
+  routes: [
+    actionRoute({
+      on: 'host',
+      path: 'agent-update',
+      access: 'admin',
+      wait: false,
+      tags: ['actions'],
+      summary: 'Update the agent now over SSH (Linux) or WinRM (Windows)',
+      description:
+        'Linux: installs the updater script when missing, runs it with the configured git URL and branch, reads the version back. ' +
+        'Windows: the host downloads the zip bundle from the service over a short-lived signed URL, then the version is read back. ' +
+        'result: {agent, version, previous_version?, installed_updater?, git_url, branch}.',
+      plan: async (ctx) => {
+        const h = await ctx.host();
+        const agent = agentKindOf(h);
+        const s = (await loadAgentUpdateSettings(ctx.pg, ctx.config))[agent];
+        const url = checkGitUrl(s.gitUrl, { allowFile: ctx.config.agentUpdate.allowFileUrls });
+        if (!url.ok) throw notPossible(`agent update for ${agent} is not configured: ${url.reason}`);
+        const branch = validBranch(s.branch);
+        if (!branch) throw notPossible(`agent update for ${agent}: "${s.branch}" is not a valid branch name`);
+        return { kind: 'agent.update', payload: { target: targetOf(h), agent, git_url: url.url, branch } };
+      },
+    }),
+  ],
+};

@@ -1,0 +1,4 @@
+// The host store and the host liveness rule.
+export * from './status.ts';
+export * from './store.ts';
+export * from './reads.ts';

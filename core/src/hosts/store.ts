@@ -1,0 +1,282 @@
+// The host store: the hosts table as every role reads and writes it (correlate's upsert and inventory
+// snapshots, the liveness scan, the actions worker's SSH pinning and version updates, the agent poll,
+// the API's action targets). Its one row type and column list, and every statement on the table but
+// the API's list/detail reads (reads.ts). A new column goes in the migration, HostRow and COLUMNS.
+import type { Pool, PoolClient } from '@watchpost/runtime';
+import type { HostStatus } from '@watchpost/schemas';
+import { hostLastAliveSql } from './status.ts';
+
+type Db = Pool | PoolClient;
+
+/** One row of the hosts table (bigint id parsed to a number by runtime's pg setup). */
+export interface HostRow {
+  id: number;
+  hostname: string;
+  display_name: string | null;
+  os_family: string;
+  os_version: string | null;
+  fqdn: string | null;
+  ipv4: string | null;
+  ipv6: string | null;
+  timezone: string | null;
+  product: string;
+  product_version: string;
+  agent_instance_id: string | null;
+  first_seen: Date;
+  last_seen: Date;
+  /** Receive time of the last agent.heartbeat or report.daily.* event. */
+  last_heartbeat: Date | null;
+  /** Stored by the liveness scan and correlate; reads compute it with hostStatusSql. */
+  status: HostStatus;
+  status_changed_at: Date | null;
+  ssh_admin_ok: boolean;
+  ssh_admin_checked_at: Date | null;
+  /** SHA-256 of the SSH host key, pinned at the first connection. */
+  ssh_host_key_sha256: string | null;
+  /** The address gateway sessions name as their target (Windows hosts). */
+  internal_address: string | null;
+  inventory_hardware: unknown;
+  inventory_software: unknown;
+  inventory_at: Date | null;
+}
+
+const COLUMNS = [
+  'id',
+  'hostname',
+  'display_name',
+  'os_family',
+  'os_version',
+  'fqdn',
+  'ipv4',
+  'ipv6',
+  'timezone',
+  'product',
+  'product_version',
+  'agent_instance_id',
+  'first_seen',
+  'last_seen',
+  'last_heartbeat',
+  'status',
+  'status_changed_at',
+  'ssh_admin_ok',
+  'ssh_admin_checked_at',
+  'ssh_host_key_sha256',
+  'internal_address',
+  'inventory_hardware',
+  'inventory_software',
+  'inventory_at',
+] as const satisfies readonly (keyof HostRow)[];
+
+export type HostColumn = (typeof COLUMNS)[number];
+// The compiler demands a column for every HostRow field.
+const everyField: [Exclude<keyof HostRow, HostColumn>] extends [never] ? true : never = true;
+void everyField;
+const COLUMN_SET: ReadonlySet<string> = new Set(COLUMNS);
+
+/** The select list of these columns (default: all) with an optional table alias. */
+export function hostColumns(cols: readonly HostColumn[] = COLUMNS, alias?: string): string {
+  const a = alias ? `${alias}.` : '';
+  for (const c of cols) if (!COLUMN_SET.has(c)) throw new Error(`not a hosts column: ${c}`);
+  return cols.map((c) => `${a}${c}`).join(', ');
+}
+
+/** What the remote actions need of a host: its addresses and which agent it runs. */
+export const ACTION_HOST_COLUMNS = ['id', 'hostname', 'os_family', 'product', 'fqdn', 'ipv4', 'internal_address'] as const;
+export type ActionHost = Pick<HostRow, (typeof ACTION_HOST_COLUMNS)[number]>;
+
+export type HostKey = { id: number } | { hostname: string };
+
+function where(by: HostKey): { text: string; param: unknown } {
+  return 'id' in by ? { text: 'id = $1', param: by.id } : { text: 'hostname = $1', param: by.hostname };
+}
+
+/** One host's columns, by id or hostname. */
+export async function findHost<C extends HostColumn>(db: Db, by: HostKey, cols: readonly C[]): Promise<Pick<HostRow, C> | null> {
+  const w = where(by);
+  const r = await db.query<Pick<HostRow, C>>(`SELECT ${hostColumns(cols)} FROM hosts WHERE ${w.text}`, [w.param]);
+  return r.rows[0] ?? null;
+}
+
+/** One host's columns, locked FOR UPDATE (the liveness scan: host row first, then its problems). */
+export async function lockHost<C extends HostColumn>(
+  c: PoolClient,
+  by: HostKey,
+  cols: readonly C[],
+): Promise<Pick<HostRow, C> | null> {
+  const w = where(by);
+  const r = await c.query<Pick<HostRow, C>>(`SELECT ${hostColumns(cols)} FROM hosts WHERE ${w.text} FOR UPDATE`, [w.param]);
+  return r.rows[0] ?? null;
+}
+
+/** The columns of the registered ones among these hostnames, by hostname (`hostname` is always read). */
+export async function findHostsByHostname<C extends HostColumn>(
+  db: Db,
+  hostnames: readonly string[],
+  cols: readonly C[],
+): Promise<Map<string, Pick<HostRow, C | 'hostname'>>> {
+  const out = new Map<string, Pick<HostRow, C | 'hostname'>>();
+  if (hostnames.length === 0) return out;
+  const all: readonly (C | 'hostname')[] = cols.includes('hostname' as C) ? cols : ['hostname', ...cols];
+  const r = await db.query<Pick<HostRow, C | 'hostname'>>(
+    `SELECT ${hostColumns(all)} FROM hosts WHERE hostname = ANY($1::text[])`,
+    [[...hostnames]],
+  );
+  for (const row of r.rows) out.set(row.hostname, row);
+  return out;
+}
+
+/**
+ * The registered Windows host a gateway session's internal address names: by internal address, IPv4,
+ * FQDN or hostname (the latter two case-insensitive); an exact internal address first, then the most
+ * recently seen.
+ */
+export async function findGatewayHost(db: Db, address: string): Promise<ActionHost | null> {
+  const r = await db.query<ActionHost>(
+    `SELECT ${hostColumns(ACTION_HOST_COLUMNS)} FROM hosts
+      WHERE (internal_address = $1 OR ipv4 = $1 OR lower(fqdn) = lower($1) OR lower(hostname) = lower($1))
+        AND (product = 'rdp-login-monitor' OR lower(os_family) LIKE 'win%')
+      ORDER BY (internal_address = $1) DESC NULLS LAST, last_seen DESC LIMIT 1`,
+    [address],
+  );
+  return r.rows[0] ?? null;
+}
+
+// --- correlate ------------------------------------------------------------------------------------
+
+/** What a batch of events says about one host (correlate merges the batch into one per host). */
+export type HostRefresh = Pick<
+  HostRow,
+  | 'hostname'
+  | 'display_name'
+  | 'os_family'
+  | 'os_version'
+  | 'fqdn'
+  | 'ipv4'
+  | 'ipv6'
+  | 'timezone'
+  | 'product'
+  | 'product_version'
+  | 'agent_instance_id'
+  | 'first_seen'
+  | 'last_seen'
+  | 'last_heartbeat'
+> & {
+  /** Receive time of the batch's first liveness event (sets status_changed_at of a stale host). */
+  first_live_at: Date | null;
+};
+
+/**
+ * One upsert for every host of the batch (the caller sorts them: a fixed lock order). A new host gets
+ * first_seen and status_changed_at from its first event; a known one keeps first_seen, takes the
+ * latest last_seen and heartbeat, and turns online at its first liveness event of the batch.
+ */
+export async function upsertHosts(c: PoolClient, rows: readonly HostRefresh[]): Promise<void> {
+  if (rows.length === 0) return;
+  await c.query(
+    `WITH input AS (
+       SELECT * FROM json_to_recordset($1::json) AS t(hostname text, display_name text, os_family text, os_version text,
+         fqdn text, ipv4 text, ipv6 text, timezone text, product text, product_version text, agent_instance_id text,
+         first_seen timestamptz, last_seen timestamptz, last_heartbeat timestamptz, first_live_at timestamptz))
+     INSERT INTO hosts (hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
+                        agent_instance_id, first_seen, last_seen, last_heartbeat, status, status_changed_at, internal_address)
+     SELECT hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
+            agent_instance_id, first_seen, last_seen, last_heartbeat, 'online', first_seen, ipv4 FROM input
+     ON CONFLICT (hostname) DO UPDATE SET
+       display_name = COALESCE(EXCLUDED.display_name, hosts.display_name),
+       os_family = EXCLUDED.os_family,
+       os_version = COALESCE(EXCLUDED.os_version, hosts.os_version),
+       fqdn = COALESCE(EXCLUDED.fqdn, hosts.fqdn),
+       ipv4 = COALESCE(EXCLUDED.ipv4, hosts.ipv4),
+       ipv6 = COALESCE(EXCLUDED.ipv6, hosts.ipv6),
+       timezone = COALESCE(EXCLUDED.timezone, hosts.timezone),
+       product = EXCLUDED.product,
+       product_version = EXCLUDED.product_version,
+       agent_instance_id = COALESCE(EXCLUDED.agent_instance_id, hosts.agent_instance_id),
+       last_seen = GREATEST(hosts.last_seen, EXCLUDED.last_seen),
+       last_heartbeat = CASE WHEN EXCLUDED.last_heartbeat IS NULL THEN hosts.last_heartbeat
+                             ELSE GREATEST(hosts.last_heartbeat, EXCLUDED.last_heartbeat) END,
+       status = CASE WHEN EXCLUDED.last_heartbeat IS NULL THEN hosts.status ELSE 'online' END,
+       status_changed_at = CASE WHEN EXCLUDED.last_heartbeat IS NOT NULL AND hosts.status <> 'online'
+                                THEN (SELECT i.first_live_at FROM input i WHERE i.hostname = EXCLUDED.hostname)
+                                ELSE hosts.status_changed_at END,
+       internal_address = COALESCE(EXCLUDED.ipv4, hosts.internal_address)`,
+    [JSON.stringify(rows)],
+  );
+}
+
+/** An inventory snapshot of one host (agent.inventory). */
+export interface HostInventory {
+  hostname: string;
+  hardware: unknown;
+  software: unknown;
+  at: Date | null;
+}
+
+/** Writes inventory snapshots in one UPDATE. */
+export async function writeHostInventories(c: PoolClient, rows: readonly HostInventory[]): Promise<void> {
+  if (rows.length === 0) return;
+  await c.query(
+    // The snapshots travel as JSON text so that a JSON null is stored as jsonb null, as before.
+    `UPDATE hosts h SET inventory_hardware = u.hardware::jsonb, inventory_software = u.software::jsonb, inventory_at = u.at
+       FROM json_to_recordset($1::json) AS u(hostname text, hardware text, software text, at timestamptz)
+      WHERE h.hostname = u.hostname`,
+    [
+      JSON.stringify(
+        rows.map((s) => ({
+          hostname: s.hostname,
+          hardware: JSON.stringify(s.hardware),
+          software: JSON.stringify(s.software),
+          at: s.at,
+        })),
+      ),
+    ],
+  );
+}
+
+// --- liveness -------------------------------------------------------------------------------------
+
+/** Hostnames whose last sign of life (hostLastAliveSql) is before `cutoff`, sorted. */
+export async function silentHostnames(db: Db, cutoff: Date): Promise<string[]> {
+  const r = await db.query<{ hostname: string }>(
+    `SELECT hostname FROM hosts WHERE ${hostLastAliveSql()} < $1 ORDER BY hostname`,
+    [cutoff],
+  );
+  return r.rows.map((x) => x.hostname);
+}
+
+export async function markHostStale(c: PoolClient, hostname: string, at: Date): Promise<void> {
+  await c.query(`UPDATE hosts SET status = 'stale', status_changed_at = $2 WHERE hostname = $1`, [hostname, at]);
+}
+
+// --- remote actions -------------------------------------------------------------------------------
+
+/** The pinned SSH host key (SHA-256) of a host, null when none is pinned yet (or no such host). */
+export async function pinnedSshHostKey(db: Db, hostId: number): Promise<string | null> {
+  const r = await db.query<{ ssh_host_key_sha256: string | null }>('SELECT ssh_host_key_sha256 FROM hosts WHERE id = $1', [
+    hostId,
+  ]);
+  return r.rows[0]?.ssh_host_key_sha256 ?? null;
+}
+
+/** Pins the SSH host key seen at the first connection; a key pinned meanwhile is kept. */
+export async function pinSshHostKey(db: Db, hostId: number, sha256: string): Promise<void> {
+  await db.query('UPDATE hosts SET ssh_host_key_sha256 = $2 WHERE id = $1 AND ssh_host_key_sha256 IS NULL', [hostId, sha256]);
+}
+
+/** Records the outcome of an SSH administration check (checked now). */
+export async function setSshAdminOk(db: Db, hostId: number, ok: boolean): Promise<void> {
+  await db.query('UPDATE hosts SET ssh_admin_ok = $2, ssh_admin_checked_at = now() WHERE id = $1', [hostId, ok]);
+}
+
+/** The agent version a remote update read back from the host. */
+export async function setHostProductVersion(db: Db, hostId: number, version: string): Promise<void> {
+  await db.query('UPDATE hosts SET product_version = $2 WHERE id = $1', [hostId, version]);
+}
+
+// --- the API --------------------------------------------------------------------------------------
+
+/** Deletes a host row (the API's host deletion, in its transaction); its hostname, or null when none. */
+export async function deleteHostRow(c: PoolClient, id: number): Promise<string | null> {
+  const r = await c.query<{ hostname: string }>('DELETE FROM hosts WHERE id = $1 RETURNING hostname', [id]);
+  return r.rows[0]?.hostname ?? null;
+}

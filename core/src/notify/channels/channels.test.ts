@@ -1,0 +1,64 @@
+// Each channel reads its own environment defaults from the environment the config was loaded from; a
+// wrong value is refused with a message naming the variable.
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '@watchpost/runtime';
+import { NOTIFY_CHANNELS } from '@watchpost/schemas';
+import { CHANNEL_DESCRIPTORS, channelDefaults } from './index.ts';
+
+describe('channel descriptors', () => {
+  it('one per channel name, each under its own name', () => {
+    expect(Object.keys(CHANNEL_DESCRIPTORS)).toEqual([...NOTIFY_CHANNELS]);
+    for (const c of NOTIFY_CHANNELS) expect(CHANNEL_DESCRIPTORS[c].channel).toBe(c);
+  });
+
+  it('documented defaults with an empty environment; each channel reads its variables', () => {
+    expect(channelDefaults(loadConfig({}).notify)).toMatchObject({
+      chat: { telegramApiBase: 'https://api.telegram.org', telegramChatIds: [], allow: [], ratePerSecond: 20 },
+      webhook: { url: undefined, timeoutMs: 5000, ratePerSecond: 200 },
+      email: { port: 587, security: 'starttls', from: 'watchpost@localhost', verifyTls: true, ratePerSecond: 10 },
+      push: { allow: [], ratePerSecond: 100 },
+    });
+    const d = channelDefaults(
+      loadConfig({
+        NOTIFY_TELEGRAM_CHAT_IDS: '-1001, -1002',
+        NOTIFY_SLACK_WEBHOOK_URLS: 'https://hooks.example.org/a',
+        NOTIFY_CHAT_ALLOW: '10.0.0.0/8',
+        NOTIFY_CHAT_RATE_PER_SECOND: '5',
+        NOTIFY_WEBHOOK_URL: 'https://hook.example.org/x',
+        SMTP_SECURITY: 'tls',
+        NOTIFY_EMAIL_RECIPIENTS: 'a@example.org,b@example.org',
+        NOTIFY_PUSH_ALLOW: '127.0.0.1',
+      }).notify,
+    );
+    expect(d.chat).toMatchObject({
+      telegramChatIds: ['-1001', '-1002'],
+      slackWebhookUrls: ['https://hooks.example.org/a'],
+      allow: ['10.0.0.0/8'],
+      ratePerSecond: 5,
+    });
+    expect(d.webhook.url).toBe('https://hook.example.org/x');
+    expect(d.email).toMatchObject({ security: 'tls', port: 465, recipients: ['a@example.org', 'b@example.org'] });
+    expect(d.push.allow).toEqual(['127.0.0.1']);
+  });
+
+  it.each([
+    ['NOTIFY_TELEGRAM_API_BASE', 'ftp://x'],
+    ['NOTIFY_SLACK_WEBHOOK_URLS', 'https://ok.example.org/a,not a url'],
+    ['NOTIFY_WEBHOOK_URL', 'nope'],
+    ['NOTIFY_WEBHOOK_TIMEOUT_MS', '5'],
+    ['SMTP_SECURITY', 'ssl'],
+    ['SMTP_PORT', '70000'],
+    ['SMTP_VERIFY_TLS', 'maybe'],
+    ['NOTIFY_PUSH_RATE_PER_SECOND', '0'],
+  ])('refuses %s=%s with a message naming the variable', (name, value) => {
+    let err: unknown;
+    try {
+      channelDefaults(loadConfig({ [name]: value }).notify);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect((err as ConfigError).variable).toBe(name);
+    expect((err as Error).message).toContain(name);
+  });
+});

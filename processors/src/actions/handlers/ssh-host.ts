@@ -1,0 +1,23 @@
+// An SSH session to the job's host with the configured user and key; the host key is pinned at the first
+// connection (host store) and checked at every later one.
+import type { ActionTarget } from '@watchpost/schemas';
+import { loadSshSettings, pinnedSshHostKey, pinSshHostKey } from '@watchpost/core';
+import { RemoteError } from '../errors.ts';
+import { connectSsh, type SshConnection } from '../ssh.ts';
+import type { ActionDeps } from '../deps.ts';
+
+export async function sshConnect(deps: ActionDeps, job: { target: ActionTarget }, signal: AbortSignal): Promise<SshConnection> {
+  const s = await loadSshSettings(deps.pg, deps.config.actions, deps.secretsKey);
+  if (!s.username || !s.privateKey)
+    throw new RemoteError(
+      'SSH is not configured: set the SSH user and private key in the settings (or SERVICE_SSH_USERNAME and SERVICE_SSH_PRIVATE_KEY_FILE)',
+    );
+  const pinned = await pinnedSshHostKey(deps.pg, job.target.host_id);
+  const conn = await connectSsh(
+    { address: job.target.address, port: s.port, username: s.username, privateKey: s.privateKey, pinnedHostKey: pinned },
+    signal,
+    deps.config.actions.timeoutMs,
+  );
+  if (pinned === null) await pinSshHostKey(deps.pg, job.target.host_id, conn.hostKey);
+  return conn;
+}

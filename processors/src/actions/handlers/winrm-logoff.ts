@@ -1,0 +1,16 @@
+// winrm.logoff: one session; with `owner`, only when qwinsta shows it belongs to that user.
+import { RemoteError } from '../errors.ts';
+import type { ActionHandler } from '../deps.ts';
+import { logoff, sessionOf, sessions, winrm } from './winrm-host.ts';
+
+export const winrmLogoff: ActionHandler<'winrm.logoff'> = async (deps, job, signal) => {
+  const client = await winrm(deps, job, signal);
+  if (job.owner !== undefined) {
+    const s = (await sessions(client)).sessions.find((x) => x.id === job.session_id);
+    if (!s) throw new RemoteError(`no session ${job.session_id} on ${job.target.hostname}`);
+    if (!sessionOf(s, job.owner))
+      throw new RemoteError(`session ${job.session_id} is not a session of the event's user ${job.owner}`);
+  }
+  await logoff(client, job.session_id);
+  return { session_id: job.session_id, logged_off: true };
+};
