@@ -1,10 +1,9 @@
 // Per-test databases, topics and queues on the real servers of the local stack.
 import { loadConfig, type Config } from '@watchpost/runtime';
-import { createPostgres, type Pool } from '@watchpost/runtime';
+import { createPostgres, createPostgresClient, type Pool } from '@watchpost/runtime';
 import { createClickhouse, type ClickHouseClient } from '@watchpost/runtime';
 import { migrateClickhouse, migrateKafka, migratePostgres } from '@watchpost/core/migrate';
 import { uniqueTestName, assertTestName } from './names.ts';
-import pg from 'pg';
 import { createKafka } from '@watchpost/runtime';
 
 export { uniqueTestName };
@@ -71,7 +70,7 @@ export async function createTestStores(config: Config, opts: { kafka?: boolean }
       await ch.close();
       const u = new URL(config.databaseUrl);
       u.pathname = '/postgres';
-      const admin = new pg.Client({ connectionString: u.toString() });
+      const admin = createPostgresClient({ connectionString: u.toString() });
       await admin.connect();
       await admin.query(`DROP DATABASE IF EXISTS ${pgName} WITH (FORCE)`).catch(() => {});
       await admin.end();

@@ -1,7 +1,6 @@
 import { runner } from 'node-pg-migrate';
 import { join } from 'node:path';
-import pg from 'pg';
-import { repoRoot } from '@watchpost/runtime';
+import { createPostgresClient, repoRoot } from '@watchpost/runtime';
 
 export const postgresMigrationsDir = join(repoRoot, 'core', 'migrations', 'postgres');
 
@@ -11,7 +10,7 @@ export async function ensurePostgresDatabase(url: string): Promise<void> {
   const name = decodeURIComponent(u.pathname.slice(1));
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`unsupported database name in DATABASE_URL: ${name}`);
   u.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: u.toString() });
+  const client = createPostgresClient({ connectionString: u.toString() });
   await client.connect();
   try {
     const r = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
@@ -27,8 +26,11 @@ export async function ensurePostgresDatabase(url: string): Promise<void> {
 
 export async function migratePostgres(url: string, log: (msg: string) => void = () => {}): Promise<string[]> {
   await ensurePostgresDatabase(url);
+  // Our own client (node-pg-migrate's has no error listener): a lost server fails the run, not the process.
+  const client = createPostgresClient({ connectionString: url });
+  await client.connect();
   const done = await runner({
-    databaseUrl: url,
+    dbClient: client,
     dir: postgresMigrationsDir,
     direction: 'up',
     migrationsTable: 'pgmigrations',
@@ -38,6 +40,6 @@ export async function migratePostgres(url: string, log: (msg: string) => void = 
     checkOrder: false,
     log,
     logger: { debug: () => {}, info: log, warn: log, error: log },
-  });
+  }).finally(() => client.end().catch(() => {}));
   return done.map((m) => m.name);
 }
