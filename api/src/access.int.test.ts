@@ -2,7 +2,7 @@
 // re-check of the user in Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyPluginAsync } from 'fastify';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { createApiKey } from '@watchpost/core';
 import { addUser, createApiHarness, login, TEST_JWT_SECRET, type ApiHarness } from '@watchpost/testkit/api';
@@ -28,20 +28,50 @@ const boom: FastifyPluginAsync = async (app) => {
   });
 };
 
-type Actor = 'anonymous' | 'agent' | 'monitor' | 'admin';
-const ACTORS: Actor[] = ['anonymous', 'agent', 'monitor', 'admin'];
+type Actor = 'anonymous' | 'agent' | 'monitor' | 'admin' | 'monitorDevice' | 'adminDevice';
+const ACTORS: Actor[] = ['anonymous', 'agent', 'monitor', 'admin', 'monitorDevice', 'adminDevice'];
 
-/** The policy: which status the access layer must give an actor on a route of this access level. */
-function expected(access: Access, actor: Actor): 'allowed' | 401 | 403 {
+/** The mobile surface (api/MOBILE.md): the only token-checked routes a device's token may call. */
+const MOBILE_SURFACE = [
+  'GET /api/v1/events',
+  'GET /api/v1/events/:id',
+  'GET /api/v1/problems',
+  'GET /api/v1/problems/:id',
+  'POST /api/v1/problems/:id/acknowledge',
+  'POST /api/v1/problems/:id/resolve',
+  'GET /api/v1/dashboards/summary',
+  'GET /api/v1/stream/events',
+  'GET /api/v1/mobile/device',
+  'GET /api/v1/mobile/push/vapid-public-key',
+  'POST /api/v1/mobile/push-subscriptions',
+  'DELETE /api/v1/mobile/push-subscriptions',
+];
+/** Public routes a device uses (tag `mobile` too). */
+const MOBILE_PUBLIC = ['POST /api/v1/mobile/enroll', 'POST /api/v1/auth/refresh', 'POST /api/v1/auth/logout'];
+
+/** The policy: which status (and error code) the access layer must give an actor on a route. */
+function expected(route: { method: string; url: string; access: Access }, actor: Actor): 'allowed' | 401 | 403 | 'DEVICE_SCOPE' {
+  const { access } = route;
   if (access === 'public') return 'allowed';
   if (access === 'agent') return actor === 'agent' ? 'allowed' : 401;
   if (actor === 'anonymous' || actor === 'agent') return 401;
+  const device = actor === 'monitorDevice' || actor === 'adminDevice';
+  // A device's token: the mobile surface only, whatever its user's role (checked before the role).
+  if (device && !MOBILE_SURFACE.includes(`${route.method} ${route.url}`)) return 'DEVICE_SCOPE';
   if (access === 'user') return 'allowed';
-  return actor === 'admin' ? 'allowed' : 403;
+  return actor === 'admin' || actor === 'adminDevice' ? 'allowed' : 403;
 }
 
 let h: ApiHarness;
-const headers: Record<Actor, Record<string, string>> = { anonymous: {}, agent: {}, monitor: {}, admin: {} };
+const headers: Record<Actor, Record<string, string>> = {
+  anonymous: {},
+  agent: {},
+  monitor: {},
+  admin: {},
+  monitorDevice: {},
+  adminDevice: {},
+};
+let adminPhone: { access_token: string; refresh_token: string; device: { id: number } };
 let monitorToken = '';
 let monitorId = 0;
 let adminId = 0;
@@ -58,6 +88,25 @@ beforeAll(async () => {
   headers.admin = { authorization: `Bearer ${a.json().access_token}` };
   monitorToken = m.json().access_token;
   headers.monitor = { authorization: `Bearer ${monitorToken}` };
+  // Phones: one enrolled with the admin's own code ({}), one for the monitor.
+  const enrollPhone = async (body: object) => {
+    const c = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/devices/enrollment-codes',
+      headers: headers.admin,
+      payload: body,
+    });
+    const e = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/mobile/enroll',
+      payload: { code: c.json().code, device_uuid: randomUUID(), name: 'phone', platform: 'android' },
+    });
+    expect(e.statusCode).toBe(200);
+    return e.json() as { access_token: string; refresh_token: string; device: { id: number } };
+  };
+  adminPhone = await enrollPhone({});
+  headers.adminDevice = { authorization: `Bearer ${adminPhone.access_token}` };
+  headers.monitorDevice = { authorization: `Bearer ${(await enrollPhone({ user_id: monitorId })).access_token}` };
 });
 afterAll(async () => h?.close());
 
@@ -87,8 +136,13 @@ describe('route x role matrix (from the registered routes)', () => {
           url,
           headers: { ...headers[actor], 'x-access-probe': '1' },
         });
-        const want = expected(route.access, actor);
-        const got = res.statusCode === 299 ? 'allowed' : res.statusCode;
+        const want = expected(route, actor);
+        const got =
+          res.statusCode === 299
+            ? 'allowed'
+            : res.statusCode === 403 && res.json().error.code === 'DEVICE_SCOPE'
+              ? 'DEVICE_SCOPE'
+              : res.statusCode;
         checked++;
         if (got !== want)
           mismatches.push(`${route.method} ${route.url} [${route.access}] as ${actor}: expected ${want}, got ${got}`);
@@ -97,6 +151,39 @@ describe('route x role matrix (from the registered routes)', () => {
     }
     expect(mismatches).toEqual([]);
     expect(checked).toBeGreaterThan(60);
+  });
+
+  it('the mobile surface is exactly the declared list, tagged `mobile` in OpenAPI and nothing else is', async () => {
+    const registered = new Set(h.routes.map((r) => `${r.method} ${r.url}`));
+    for (const r of [...MOBILE_SURFACE, ...MOBILE_PUBLIC]) expect(registered, r).toContain(r);
+    const doc = (await h.app.inject({ url: '/api/v1/openapi.json' })).json();
+    const tagged: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { tags?: string[] }>>))
+      for (const [method, op] of Object.entries(item))
+        if (op.tags?.includes('mobile')) tagged.push(`${method.toUpperCase()} ${path}`);
+    const asPath = (r: string) => r.replace(/:([A-Za-z_]+)/g, '{$1}');
+    expect(tagged.sort()).toEqual([...MOBILE_SURFACE, ...MOBILE_PUBLIC].map(asPath).sort());
+  });
+
+  it('the device scope is in the token claims and in the session: losing either keeps the scope', async () => {
+    const claims = JSON.parse(Buffer.from(adminPhone.access_token.split('.')[1]!, 'base64url').toString());
+    expect(claims.dev).toBe(adminPhone.device.id);
+    const users = (token: string) => h.app.inject({ url: '/api/v1/users', headers: { authorization: `Bearer ${token}` } });
+    // signed without the claim (as a token of before the claim existed): the session row still says device
+    const noClaim = await signAccessToken(
+      TEST_JWT_SECRET,
+      { userId: adminId, role: 'admin', tokenVersion: 1, sessionId: claims.sid },
+      600,
+    );
+    const r = await users(noClaim);
+    expect([r.statusCode, r.json().error.code]).toEqual([403, 'DEVICE_SCOPE']);
+    // a device claim on a browser session, or naming another device, is no token of ours: refused
+    const wrongDevice = await signAccessToken(
+      TEST_JWT_SECRET,
+      { userId: adminId, role: 'admin', tokenVersion: 1, sessionId: adminSid(), deviceId: adminPhone.device.id },
+      600,
+    );
+    expect((await users(wrongDevice)).statusCode).toBe(401);
   });
 
   it('accepts the access_token query parameter only on routes flagged sseToken', async () => {
@@ -116,6 +203,36 @@ describe('route x role matrix (from the registered routes)', () => {
       const res = await h.app.inject({ url: `${url}?access_token=${monitorToken}`, headers: { 'x-access-probe': '1' } });
       expect(res.statusCode, r.url).toBe(401);
     }
+  });
+
+  it('serves the API docs under a Content-Security-Policy that swagger-ui works with', async () => {
+    const page = await h.app.inject({ url: '/api/docs/' });
+    expect(page.statusCode).toBe(200);
+    const csp = String(page.headers['content-security-policy'] ?? '');
+    const directive = (name: string) =>
+      csp
+        .split(';')
+        .map((d) => d.trim())
+        .find((d) => d.startsWith(`${name} `)) ?? '';
+    expect(directive('default-src')).toBe("default-src 'self'");
+    expect(directive('script-src')).toBe("script-src 'self'");
+    expect(directive('object-src')).toBe("object-src 'none'");
+    expect(directive('frame-ancestors')).toBe("frame-ancestors 'none'");
+    expect(directive('base-uri')).toBe("base-uri 'self'");
+    expect(csp).not.toMatch(/unsafe-eval|https:|\*/);
+    // No inline script (the policy refuses them): every script and style is a file of this server, and loads.
+    expect(page.body).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/i);
+    const assets = [...page.body.matchAll(/\s(?:src|href)="([^"]+)"/g)].map((m) => new URL(m[1]!, 'http://x/api/docs/'));
+    expect(assets.length).toBeGreaterThanOrEqual(5);
+    for (const a of assets) {
+      expect(a.origin).toBe('http://x');
+      const res = await h.app.inject({ url: a.pathname });
+      expect([a.pathname, res.statusCode]).toEqual([a.pathname, 200]);
+    }
+    // The initializer reads the document from this server.
+    const init = await h.app.inject({ url: '/api/docs/static/swagger-initializer.js' });
+    expect(init.body).toContain("resolveUrl('./json')");
+    expect((await h.app.inject({ url: '/api/docs/json' })).json().openapi).toBe('3.0.3');
   });
 
   it('keeps /health public and documents every route in OpenAPI with its security', async () => {

@@ -3,9 +3,11 @@
 //   401 UNAUTHENTICATED: no credentials, or a token/key that is invalid, expired, revoked, or whose
 //       user is inactive/removed or changed role or password since the token was issued.
 //   403 FORBIDDEN: valid credentials whose role is not allowed on the route (a monitor on an admin route).
+//   403 DEVICE_SCOPE: a mobile device's token on a route outside the mobile surface (api/MOBILE.md),
+//       whatever its user's role: only routes declaring `config.device: true` accept device tokens.
 import type { FastifyRequest, RouteOptions } from 'fastify';
 import { ACCESS_LEVELS, type ApiDeps, type ApiUser } from './types.ts';
-import { forbidden, unauthenticated } from './errors.ts';
+import { ApiError, forbidden, unauthenticated } from './errors.ts';
 import { verifyAccessToken } from './auth/jwt.ts';
 import { getUserById, touchDevice } from '@watchpost/core';
 import { bearerToken as parseBearer } from '@watchpost/runtime';
@@ -13,14 +15,30 @@ import { bearerToken as parseBearer } from '@watchpost/runtime';
 /** Header carrying an agent API key on 'agent' routes. */
 export const AGENT_KEY_HEADER = 'x-api-key';
 
-/** onRoute check: a route without a valid `config.access` stops the app from starting. */
+/**
+ * onRoute check: a route without a valid `config.access` stops the app from starting, and so does a
+ * `config.device` that is not `true` or sits on an admin or agent route (the mobile surface is made
+ * of 'user' routes, plus the public ones a device calls, such as enroll and refresh).
+ */
 export function assertRouteAccess(route: RouteOptions): void {
-  const access = (route.config as { access?: unknown } | undefined)?.access;
+  const config = route.config as { access?: unknown; device?: unknown } | undefined;
+  const access = config?.access;
+  const methods = Array.isArray(route.method) ? route.method.join(',') : route.method;
   if (typeof access !== 'string' || !(ACCESS_LEVELS as readonly string[]).includes(access)) {
-    const methods = Array.isArray(route.method) ? route.method.join(',') : route.method;
     throw new Error(`route ${methods} ${route.url} declares no config.access (one of ${ACCESS_LEVELS.join(', ')})`);
   }
+  const device = config?.device;
+  if (device !== undefined && (device !== true || (access !== 'user' && access !== 'public')))
+    throw new Error(`route ${methods} ${route.url}: config.device may only be true, on a 'user' or 'public' route`);
 }
+
+/** A device token outside the mobile surface. */
+export const deviceScope = () =>
+  new ApiError(
+    403,
+    'DEVICE_SCOPE',
+    "a mobile device's token is limited to the mobile routes (events, problems, dashboard, live stream, its own device and push); use a browser session",
+  );
 
 function bearerToken(req: FastifyRequest): string | undefined {
   return parseBearer(req.headers.authorization);
@@ -37,6 +55,9 @@ export function requestToken(req: FastifyRequest): string | undefined {
 /**
  * The logged-in user behind an access token, re-checked against Postgres; null when refused. A token
  * of a mobile device's session also names the device (revoked or deleted device: its family is gone).
+ * The device comes from the session row and, for tokens issued since the claim exists, from the `dev`
+ * claim too: a claim that disagrees with the row is no token of ours (refused); a row with a device
+ * and no claim (an older token) is a device session all the same.
  */
 export async function authenticateToken(deps: ApiDeps, token: string): Promise<(ApiUser & { deviceId: number | null }) | null> {
   const claims = await verifyAccessToken(deps.auth.jwtSecret, token);
@@ -46,6 +67,8 @@ export async function authenticateToken(deps: ApiDeps, token: string): Promise<(
     liveSession(deps, claims.sessionId, claims.userId),
   ]);
   if (!user || !user.active || user.role !== claims.role || user.tokenVersion !== claims.tokenVersion || !session) return null;
+  const claimed = claims.deviceId ?? null;
+  if (claimed !== null && claimed !== session.deviceId) return null;
   return { id: user.id, username: user.username, role: user.role, deviceId: session.deviceId };
 }
 
@@ -80,6 +103,8 @@ export function accessHook(deps: ApiDeps) {
     if (token === undefined) throw unauthenticated('missing bearer token');
     const user = await authenticateToken(deps, token);
     if (!user) throw unauthenticated('invalid or expired token');
+    // Before the role: an admin's phone is a phone, not an admin session.
+    if (user.deviceId !== null && config.device !== true) throw deviceScope();
     if (access === 'admin' && user.role !== 'admin') throw forbidden();
     req.user = { id: user.id, username: user.username, role: user.role };
     req.deviceId = user.deviceId;

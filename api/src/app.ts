@@ -20,6 +20,28 @@ import { webStatic } from './web-static.ts';
 export const API_PREFIX = '/api/v1';
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
 export const DOCS_PATH = '/api/docs';
+/** OpenAPI tag of the mobile surface: exactly the routes with `config.device: true`. */
+export const MOBILE_TAG = 'mobile';
+
+/**
+ * The API docs' policy. swagger-ui (@fastify/swagger-ui) loads only files of this server: three scripts
+ * and two style sheets, no inline script; the logo is a data: URL; it fetches the document from
+ * ./json (connect-src 'self'); the validator badge is off. It applies inline styles (chromium
+ * blocks them under style-src 'self' alone), hence 'unsafe-inline' for styles only; scripts stay 'self'.
+ */
+export const DOCS_CSP = [
+  "default-src 'self'",
+  "base-uri 'self'",
+  "script-src 'self'",
+  "script-src-attr 'none'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join('; ');
 
 const securityFor: Record<Access, Record<string, string[]>[]> = {
   public: [],
@@ -48,12 +70,23 @@ function defaultOperationId(route: RouteOptions): string {
 
 function documentRoute(route: RouteOptions): void {
   const access = route.config!.access as Access;
+  const device = route.config!.device === true;
   const schema = (route.schema ??= {}) as Record<string, unknown>;
   if (schema.hide) return;
   schema.operationId ??= defaultOperationId(route);
   schema.security ??= securityFor[access];
+  // The tag `mobile` is the device scope as declared (config.device), never a tag written by hand:
+  // the document cannot list a route a device is refused, nor leave out one it may call.
+  const tags = Array.isArray(schema.tags) ? (schema.tags as string[]).filter((t) => t !== MOBILE_TAG) : [];
+  schema.tags = device ? [...tags, MOBILE_TAG] : tags;
   const description = typeof schema.description === 'string' ? `${schema.description}\n\n` : '';
-  schema.description = `${description}${accessText[access]}${route.config!.sseToken ? ' The access token may also be passed as the `access_token` query parameter (EventSource cannot send headers).' : ''}`;
+  const deviceText =
+    access === 'user' || access === 'admin'
+      ? device
+        ? ' Mobile devices: allowed (api/MOBILE.md).'
+        : " A mobile device's token: 403 DEVICE_SCOPE."
+      : '';
+  schema.description = `${description}${accessText[access]}${deviceText}${route.config!.sseToken ? ' The access token may also be passed as the `access_token` query parameter (EventSource cannot send headers).' : ''}`;
   const response = (schema.response ??= {}) as Record<string, Record<string, unknown>>;
   // Declared error responses with only a description get the error body schema.
   for (const [status, r] of Object.entries(response)) {
@@ -64,7 +97,14 @@ function documentRoute(route: RouteOptions): void {
   };
   add(400, 'VALIDATION_FAILED: the request does not match the schema');
   if (access !== 'public') add(401, 'UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user');
-  if (access === 'admin') add(403, 'FORBIDDEN: the role does not allow this operation');
+  if (access === 'admin')
+    add(
+      403,
+      device
+        ? 'FORBIDDEN: the role does not allow this operation'
+        : "FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token",
+    );
+  if (access === 'user' && !device) add(403, "DEVICE_SCOPE: a mobile device's token (api/MOBILE.md)");
   add(500, 'INTERNAL: unexpected error (no internals are returned)');
 }
 
@@ -103,14 +143,15 @@ export function buildApiApp(deps: ApiDeps, opts: BuildOptions = {}): FastifyPlug
       },
     });
     // Security headers on everything the API serves (the UI, the docs, the JSON); the UI and the docs set
-    // their own Content-Security-Policy, the JSON routes a deny-all one (below).
+    // their own Content-Security-Policy (web-static.ts, DOCS_CSP), the JSON routes a deny-all one (below).
     await app.register(helmet, { contentSecurityPolicy: false, hsts: { maxAge: 31_536_000, includeSubDomains: true } });
     // A JSON answer is never a document: nothing may be loaded, run or framed from it.
     app.addHook('onSend', async (_req, reply) => {
       if (!reply.hasHeader('content-security-policy') && /json/.test(String(reply.getHeader('content-type') ?? '')))
         void reply.header('content-security-policy', "default-src 'none'; frame-ancestors 'none'");
     });
-    await app.register(swaggerUi, { routePrefix: DOCS_PATH });
+    // staticCSP: swagger-ui's own onSend hook, scoped to the docs' routes (without it the docs had none).
+    await app.register(swaggerUi, { routePrefix: DOCS_PATH, staticCSP: DOCS_CSP });
     await app.register(webStatic, { dir: opts.webDir });
 
     await app.register(

@@ -11,7 +11,10 @@ import type { ActionsQueue } from './routes/actions/queue.ts';
 import type { ApiUser } from '@watchpost/core';
 export { USER_ROLES, type UserRole, type ApiUser } from '@watchpost/core';
 
-/** 'user' = any logged-in user (monitor or admin); 'agent' = an agent API key. */
+/**
+ * 'user' = any logged-in user (monitor or admin); 'agent' = an agent API key. A mobile device's token
+ * passes 'user' and 'admin' only on routes that also declare `config.device: true`.
+ */
 export const ACCESS_LEVELS = ['public', 'agent', 'user', 'admin'] as const;
 export type Access = (typeof ACCESS_LEVELS)[number];
 
@@ -66,5 +69,11 @@ declare module 'fastify' {
     access?: Access;
     /** Accept the access token from the `access_token` query parameter (EventSource cannot send headers). */
     sseToken?: boolean;
+    /**
+     * Part of the mobile surface (api/MOBILE.md): a mobile device's token is accepted here. Every other
+     * route answers a device token 403 DEVICE_SCOPE, whatever its user's role. Checked at start
+     * (access.ts: only on 'user' and 'public' routes); the OpenAPI tag `mobile` follows it (app.ts).
+     */
+    device?: true;
   }
 }

@@ -70,28 +70,34 @@ const DEVICE_SELECT = `SELECT d.id::int, d.device_uuid, d.name, d.platform, d.us
 
 export type EnrollOutcome =
   | { ok: true; device: { id: number; userId: number; reused: boolean } }
-  | { ok: false; reason: 'invalid_code' | 'user_inactive' | 'device_of_another_user' };
+  | { ok: false; reason: 'invalid_code' | 'user_inactive' | 'another_admin' | 'device_of_another_user' };
 
 /**
  * Spends the code (once: concurrent uses of one code find it used) and creates the device, or reuses
  * the record of the same device UUID: its old sessions are revoked, it is un-revoked, and it is bound
  * to the code's user. A device UUID enrolled for another user is refused (a code cannot take over
- * someone else's device record).
+ * someone else's device record), and so is a code whose user is now an admin other than its issuer
+ * (a monitor promoted after the code was issued): a device acts as its issuer or as a monitor.
  */
 export async function enrollDevice(
   c: PoolClient,
   input: { code: string; deviceUuid: string; name: string; platform: string },
 ): Promise<EnrollOutcome> {
-  const code = await c.query<{ id: string; user_id: string }>(
+  const code = await c.query<{ id: string; user_id: string; created_by: string }>(
     `UPDATE enrollment_codes SET used_at = now()
-      WHERE code_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING id, user_id`,
+      WHERE code_hash = $1 AND used_at IS NULL AND expires_at > now() RETURNING id, user_id, created_by`,
     [sha256Hex(normalizeEnrollmentCode(input.code))],
   );
   const row = code.rows[0];
   if (!row) return { ok: false, reason: 'invalid_code' };
   const userId = Number(row.user_id);
-  const user = await c.query<{ active: boolean }>('SELECT active FROM users WHERE id = $1', [userId]);
+  const user = await c.query<{ active: boolean; role: string; username: string }>(
+    'SELECT active, role, username FROM users WHERE id = $1',
+    [userId],
+  );
   if (!user.rows[0]?.active) return { ok: false, reason: 'user_inactive' };
+  // created_by is the issuer's username (usernames are never changed).
+  if (user.rows[0].role === 'admin' && user.rows[0].username !== row.created_by) return { ok: false, reason: 'another_admin' };
   // A new UUID is inserted; when a concurrent first enrollment of the same UUID wins the unique key
   // (the insert waits for it and gets nothing), this one goes on as a re-enrollment of that record.
   const inserted = await c.query<{ id: string }>(

@@ -24,7 +24,12 @@ let worker: Awaited<ReturnType<typeof startActionsWorker>>;
 let repo: TestGitRepo;
 let admin: string;
 let key: string;
+let keyId: number;
 const ids = { old: 0, current: 0, win: 0 };
+/** The agent instance each seeded host is bound to (with `key`). */
+const inst = { 'lnx-old': 'inst-old', 'lnx-current': 'inst-current', 'win-a': 'inst-win' } as Record<string, string>;
+/** A poll body as the host's bound agent sends it. */
+const as = (hostname: string, extra: object = {}) => ({ hostname, agent_instance_id: inst[hostname], ...extra });
 
 async function api(method: 'GET' | 'POST' | 'PUT', path: string, payload?: object) {
   const r = await h.app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${admin}` }, payload });
@@ -67,21 +72,30 @@ beforeAll(async () => {
   const kafka = createKafka(h.config.kafkaBrokers, 'agent-poll-test');
   ({ app: ingest } = await buildIngestApp({ config: h.config, log: memoryLogger().log, redis, pg: h.stores.pg, kafka }));
   worker = await startActionsWorker(h.config);
-  key = (await createApiKey(h.stores.pg, 'agents')).key;
+  ({ key, id: keyId } = await createApiKey(h.stores.pg, 'agents'));
   await addUser(h, 'ada', 'admin');
   admin = (await login(h, 'ada', 'pw-ada-secret')).json().access_token;
-  ids.old = await insertHost(h.stores.pg, { hostname: 'lnx-old', product: 'ssh-monitor', version: '1.0.0', address: '10.0.0.1' });
+  const bound = (hostname: string) => ({ agentInstanceId: inst[hostname], boundKeyId: keyId });
+  ids.old = await insertHost(h.stores.pg, {
+    hostname: 'lnx-old',
+    product: 'ssh-monitor',
+    version: '1.0.0',
+    address: '10.0.0.1',
+    ...bound('lnx-old'),
+  });
   ids.current = await insertHost(h.stores.pg, {
     hostname: 'lnx-current',
     product: 'ssh-monitor',
     version: '1.2.0',
     address: '10.0.0.2',
+    ...bound('lnx-current'),
   });
   ids.win = await insertHost(h.stores.pg, {
     hostname: 'win-a',
     product: 'rdp-login-monitor',
     version: '0.1.0',
     address: '10.0.0.3',
+    ...bound('win-a'),
   });
 });
 
@@ -152,12 +166,13 @@ describe('agent poll', () => {
   });
 
   it('offers the pending self-update to an outdated agent only, and records the offer', async () => {
-    const r = await agent('/agent/poll', { hostname: 'lnx-old', product: 'ssh-monitor', product_version: '1.0.0' });
+    const r = await agent('/agent/poll', as('lnx-old', { product: 'ssh-monitor', product_version: '1.0.0' }));
     expect(r.status).toBe(200);
     expect(r.body.update).toEqual({ version: '1.3.0', git_url: repo.url, branch: 'main' });
     const offers = await h.stores.pg.query("SELECT version FROM agent_update_offers WHERE hostname = 'lnx-old'");
     expect(offers.rows).toEqual([{ version: '1.3.0' }]);
-    const up = await agent('/agent/poll', { hostname: 'lnx-current', product: 'ssh-monitor', product_version: '1.3.0' });
+    // Stored 1.2.0: the agent's own 1.3.0 only holds the offer back (it just updated, its event is on the way).
+    const up = await agent('/agent/poll', as('lnx-current', { product: 'ssh-monitor', product_version: '1.3.0' }));
     expect(up.body.update).toBeNull();
   });
 
@@ -167,10 +182,10 @@ describe('agent poll', () => {
       linux: { log_level: 'debug' },
     });
     expect(put.status).toBe(200);
-    const r = await agent('/agent/poll', { hostname: 'lnx-old', product: 'ssh-monitor' });
+    const r = await agent('/agent/poll', as('lnx-old', { product: 'ssh-monitor' }));
     expect(r.body.config).toEqual({ log_level: 'debug', poll_interval_seconds: 30 });
     expect(r.body.poll_interval_seconds).toBe(30);
-    const w = await agent('/agent/poll', { hostname: 'win-a', product: 'rdp-login-monitor' });
+    const w = await agent('/agent/poll', as('win-a', { product: 'rdp-login-monitor' }));
     expect(w.body.config).toEqual({ log_level: 'info', poll_interval_seconds: 30 });
   });
 
@@ -178,22 +193,22 @@ describe('agent poll', () => {
     const c = await api('POST', `/hosts/${ids.old}/agent-commands`, { kind: 'send_inventory', params: { full: true } });
     expect(c.status).toBe(201);
     expect((await api('POST', `/hosts/${ids.old}/agent-commands`, { kind: 'rm -rf /' })).status).toBe(400);
-    const first = await agent('/agent/poll', { hostname: 'lnx-old' });
+    const first = await agent('/agent/poll', as('lnx-old'));
     expect(first.body.commands).toEqual([
       { id: c.body.id, kind: 'send_inventory', params: { full: true }, created_at: c.body.created_at },
     ]);
-    expect((await agent('/agent/poll', { hostname: 'lnx-old' })).body.commands).toEqual([]);
-    expect((await agent('/agent/poll', { hostname: 'lnx-current' })).body.commands).toEqual([]);
-    const other = await agent(`/agent/commands/${c.body.id}/result`, { hostname: 'lnx-current', status: 'succeeded' });
+    expect((await agent('/agent/poll', as('lnx-old'))).body.commands).toEqual([]);
+    expect((await agent('/agent/poll', as('lnx-current'))).body.commands).toEqual([]);
+    const other = await agent(`/agent/commands/${c.body.id}/result`, { ...as('lnx-current'), status: 'succeeded' });
     expect(other.status).toBe(404);
     const res = await agent(`/agent/commands/${c.body.id}/result`, {
-      hostname: 'lnx-old',
+      ...as('lnx-old'),
       status: 'succeeded',
       exit_code: 0,
       output: 'sent',
     });
     expect(res.status).toBe(204);
-    expect((await agent(`/agent/commands/${c.body.id}/result`, { hostname: 'lnx-old', status: 'failed' })).status).toBe(409);
+    expect((await agent(`/agent/commands/${c.body.id}/result`, { ...as('lnx-old'), status: 'failed' })).status).toBe(409);
     const listed = await api('GET', `/hosts/${ids.old}/agent-commands`);
     expect(listed.body.items[0]).toMatchObject({ id: c.body.id, status: 'succeeded', result: { exit_code: 0, output: 'sent' } });
   });
@@ -281,5 +296,90 @@ describe('automatic update fallback', () => {
     } finally {
       await api('PUT', '/settings/winrm', { transport: 'https', allow_unencrypted: false });
     }
+  });
+});
+
+describe('commands go only to their agent (issue 21)', () => {
+  // lnx-bound is bound to `key` and instance inst-bound; `otherKey` is another valid agent key (the
+  // bootstrap key of a fleet sits on every host, so any host can present one).
+  let otherKey: string;
+  let hostId: number;
+  const self = { hostname: 'lnx-bound', agent_instance_id: 'inst-bound' };
+  const status = async (id: number) =>
+    (await h.stores.pg.query('SELECT status, result FROM agent_commands WHERE id = $1', [id])).rows[0];
+  const offersFor = async (hostname: string) =>
+    (await h.stores.pg.query('SELECT version FROM agent_update_offers WHERE hostname = $1', [hostname])).rows;
+  const nothing = { commands: [], config: {}, update: null, poll_interval_seconds: 60 };
+
+  beforeAll(async () => {
+    otherKey = (await createApiKey(h.stores.pg, 'other-agents')).key;
+    // Outdated (latest linux release is 1.3.0 by now): the bound agent is offered the update.
+    hostId = await insertHost(h.stores.pg, {
+      hostname: 'lnx-bound',
+      product: 'ssh-monitor',
+      version: '1.0.0',
+      address: '10.0.0.9',
+      agentInstanceId: 'inst-bound',
+      boundKeyId: keyId,
+    });
+  });
+
+  it('another key or instance gets nothing, and the commands stay pending for the bound agent', async () => {
+    const c = await api('POST', `/hosts/${hostId}/agent-commands`, { kind: 'send_inventory', params: {} });
+    expect(c.status).toBe(201);
+    const foreign = [
+      { body: self, apiKey: otherKey }, // the right instance id under another key
+      { body: { ...self, agent_instance_id: 'inst-other' }, apiKey: key }, // another instance under the bound key
+      { body: { hostname: 'lnx-bound' }, apiKey: key }, // no instance id for a host bound to one
+      { body: { ...self, product: 'ssh-monitor', product_version: '0.0.1' }, apiKey: otherKey },
+    ];
+    for (const f of foreign) {
+      const r = await agent('/agent/poll', f.body, f.apiKey);
+      expect(r.status, JSON.stringify(f)).toBe(200);
+      expect(r.body, JSON.stringify(f)).toEqual(nothing);
+    }
+    // The same answer as for a host nobody knows: another key learns nothing about lnx-bound.
+    expect((await agent('/agent/poll', { hostname: 'no-such-host', agent_instance_id: 'x' }, otherKey)).body).toEqual(nothing);
+    expect(await status(c.body.id)).toEqual({ status: 'pending', result: null });
+    expect(await offersFor('lnx-bound')).toEqual([]);
+
+    const mine = await agent('/agent/poll', self);
+    expect(mine.body.commands).toEqual([{ id: c.body.id, kind: 'send_inventory', params: {}, created_at: c.body.created_at }]);
+    expect((await status(c.body.id)).status).toBe('delivered');
+  });
+
+  it("refuses another key's or instance's result and changes nothing", async () => {
+    const c = await api('POST', `/hosts/${hostId}/agent-commands`, { kind: 'send_inventory', params: {} });
+    expect((await agent('/agent/poll', self)).body.commands.map((x: { id: number }) => x.id)).toEqual([c.body.id]);
+    const url = `/agent/commands/${c.body.id}/result`;
+    const forged = { status: 'succeeded', exit_code: 0, output: 'forged' };
+    for (const [body, apiKey] of [
+      [{ ...self, ...forged }, otherKey],
+      [{ ...self, ...forged, agent_instance_id: 'inst-other' }, key],
+      [{ hostname: 'lnx-bound', ...forged }, key],
+    ] as const) {
+      const r = await agent(url, body, apiKey);
+      expect(r.status, JSON.stringify(body)).toBe(404);
+      expect(r.body.error.code).toBe('NOT_FOUND');
+      expect(await status(c.body.id)).toEqual({ status: 'delivered', result: null });
+    }
+    expect((await agent(url, { ...self, status: 'failed', exit_code: 3, output: 'real' })).status).toBe(204);
+    // Final: a second result, even from the bound agent, changes nothing.
+    expect((await agent(url, { ...self, ...forged })).status).toBe(409);
+    expect(await status(c.body.id)).toEqual({ status: 'failed', result: { exit_code: 3, output: 'real' } });
+  });
+
+  it('creates no update offer from what an agent claims; the bound agent of an outdated host gets its update', async () => {
+    const made = await agent('/agent/poll', { hostname: 'made-up', product: 'ssh-monitor', product_version: '0.0.1' });
+    expect(made.body.update).toBeNull();
+    expect(await offersFor('made-up')).toEqual([]);
+    // A bound agent claiming an old version for a host whose stored version is current gets none either.
+    await h.stores.pg.query("UPDATE hosts SET product_version = '1.3.0' WHERE hostname = 'lnx-current'");
+    const caught = await agent('/agent/poll', as('lnx-current', { product_version: '0.0.1' }));
+    expect(caught.body.update).toBeNull();
+
+    const r = await agent('/agent/poll', self);
+    expect(r.body.update).toEqual({ version: '1.3.0', git_url: repo.url, branch: 'main' });
+    expect(await offersFor('lnx-bound')).toEqual([{ version: '1.3.0' }]);
   });
 });

@@ -2,7 +2,9 @@
 // it shares their cached agent-key check. POST /api/v1/agent/poll answers pending commands, the desired
 // configuration and a pending self-update; POST /api/v1/agent/commands/{id}/result records a command's
 // outcome. Wire schemas: schemas/src/agent-poll.ts (also in the API's OpenAPI document).
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+// Both serve only the host's bound agent (its agent key and instance, core's isBoundAgent): the fleet's key
+// sits on every host, and another agent must neither take a host's commands nor answer them (issue 21).
+import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Pool } from 'pg';
 import { errorBody, type Config, type Logger } from '@watchpost/runtime';
 import {
@@ -11,34 +13,25 @@ import {
   agentCommandResultBodySchema,
   agentPollBodySchema,
   agentPollResponseSchema,
+  type AgentCommandResultBody,
+  type AgentPollBody,
 } from '@watchpost/schemas';
 import {
   agentKindOf,
   configFor,
-  findHost,
-  isOutdated,
+  findHostBinding,
+  isBoundAgent,
   loadAgentConfig,
   loadAgentUpdateSettings,
   loadLatestVersions,
   recordAgentCommandResult,
   recordUpdateOffer,
+  shouldOfferUpdate,
   takeAgentCommands,
+  type AgentIdentity,
 } from '@watchpost/core';
 
 export const DEFAULT_POLL_INTERVAL_SECONDS = 60;
-
-interface PollBody {
-  hostname: string;
-  product?: 'ssh-monitor' | 'rdp-login-monitor';
-  product_version?: string;
-  agent_instance_id?: string;
-}
-interface ResultBody {
-  hostname: string;
-  status: 'succeeded' | 'failed';
-  exit_code?: number;
-  output?: string;
-}
 
 function cached<T>(ttlMs: number, load: () => Promise<T>): () => Promise<T> {
   let at = 0;
@@ -55,8 +48,24 @@ function cached<T>(ttlMs: number, load: () => Promise<T>): () => Promise<T> {
   };
 }
 
-export function agentPollRoutes(deps: { pg: Pool; config: Config; log: Logger }): FastifyPluginAsync {
-  const { pg, config, log } = deps;
+/**
+ * The answer to a poll that is not from the host's bound agent, and for a host nobody knows: the same,
+ * so another key learns nothing about the host.
+ */
+const NOTHING = { commands: [], config: {}, update: null, poll_interval_seconds: DEFAULT_POLL_INTERVAL_SECONDS };
+
+export function agentPollRoutes(deps: {
+  pg: Pool;
+  config: Config;
+  log: Logger;
+  /** The id of the agent key ingest's key check accepted for this request. */
+  keyIdOf: (req: FastifyRequest) => number | undefined;
+}): FastifyPluginAsync {
+  const { pg, config, log, keyIdOf } = deps;
+  const identity = (req: FastifyRequest, agentInstanceId: string | undefined): AgentIdentity | null => {
+    const keyId = keyIdOf(req);
+    return keyId === undefined ? null : { keyId, agentInstanceId: agentInstanceId ?? null };
+  };
   // Settings (configuration, update repositories, latest versions) are cached like agent keys.
   const settings = cached(config.ingest.keyCacheSeconds * 1000, async () => ({
     agentConfig: await loadAgentConfig(pg),
@@ -76,7 +85,7 @@ export function agentPollRoutes(deps: { pg: Pool; config: Config; log: Logger })
       return reply.code(500).send(errorBody('INTERNAL', 'internal error'));
     });
 
-    app.post<{ Body: PollBody }>(
+    app.post<{ Body: AgentPollBody }>(
       AGENT_POLL_PATH,
       {
         bodyLimit: 16 * 1024,
@@ -85,18 +94,32 @@ export function agentPollRoutes(deps: { pg: Pool; config: Config; log: Logger })
       },
       async (req) => {
         const b = req.body;
+        const who = identity(req, b.agent_instance_id);
+        const host = await findHostBinding(pg, b.hostname);
+        if (!host || !who || !isBoundAgent(host, who)) {
+          if (host && who)
+            log.info(
+              { hostname: b.hostname, key_id: who.keyId, agent_instance_id: who.agentInstanceId },
+              'agent poll from an agent the host is not bound to: nothing served',
+            );
+          return NOTHING;
+        }
         const s = await settings();
-        const known = await findHost(pg, { hostname: b.hostname }, ['product', 'os_family', 'product_version']);
-        const kind = agentKindOf({ product: b.product ?? known?.product ?? '', os_family: known?.os_family });
-        const running = b.product_version ?? known?.product_version ?? null;
+        // The host's confirmed facts decide, not the poll's product/product_version.
+        const kind = agentKindOf(host);
         const latest = s.latest[kind];
         const repo = s.updates[kind];
         let update: { version: string; git_url: string; branch: string } | null = null;
-        if (latest?.version && repo.gitUrl && latest.git_url === repo.gitUrl && isOutdated(running, latest.version)) {
+        if (
+          latest?.version &&
+          repo.gitUrl &&
+          latest.git_url === repo.gitUrl &&
+          shouldOfferUpdate(host.product_version, b.product_version, latest.version)
+        ) {
           update = { version: latest.version, git_url: repo.gitUrl, branch: repo.branch };
-          await recordUpdateOffer(pg, b.hostname, latest.version);
+          await recordUpdateOffer(pg, host.hostname, latest.version);
         }
-        const commands = await takeAgentCommands(pg, b.hostname);
+        const commands = await takeAgentCommands(pg, host.hostname);
         const desired = configFor(s.agentConfig, kind);
         const interval = desired.poll_interval_seconds;
         return {
@@ -111,7 +134,7 @@ export function agentPollRoutes(deps: { pg: Pool; config: Config; log: Logger })
       },
     );
 
-    app.post<{ Params: { id: number }; Body: ResultBody }>(
+    app.post<{ Params: { id: number }; Body: AgentCommandResultBody }>(
       AGENT_COMMAND_RESULT_PATH,
       {
         bodyLimit: 64 * 1024,
@@ -123,8 +146,14 @@ export function agentPollRoutes(deps: { pg: Pool; config: Config; log: Logger })
         },
       },
       async (req, reply) => {
-        const outcome = await recordAgentCommandResult(pg, req.params.id, req.body.hostname, req.body);
-        if (outcome === 'not_found') return reply.code(404).send(errorBody('NOT_FOUND', 'no such command for this hostname'));
+        const b = req.body;
+        const who = identity(req, b.agent_instance_id);
+        // Another agent's result is refused as if the command did not exist (and nothing changes).
+        const notFound = () =>
+          reply.code(404).send(errorBody('NOT_FOUND', 'no such command for this hostname and agent (key and agent_instance_id)'));
+        if (!who || !isBoundAgent(await findHostBinding(pg, b.hostname), who)) return notFound();
+        const outcome = await recordAgentCommandResult(pg, req.params.id, b.hostname, b);
+        if (outcome === 'not_found') return notFound();
         if (outcome === 'conflict') return reply.code(409).send(errorBody('CONFLICT', 'the command already has a result'));
         return reply.code(204).send();
       },

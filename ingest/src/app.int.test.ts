@@ -347,6 +347,7 @@ describe('the commit after the Kafka ack', () => {
       key: ev.host.hostname,
       value: JSON.stringify(ev),
       receivedAt: 'now',
+      keyId: 1,
     });
     expect(o).toEqual({ status: 'duplicate', reason: 'event_id claimed by another request meanwhile' });
     await pipeline.close();

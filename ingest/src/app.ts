@@ -130,12 +130,13 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
     );
   }
 
-  async function ingestOne(event: EventV1, eventJson: string, receivedAt: string): Promise<Outcome> {
+  async function ingestOne(event: EventV1, eventJson: string, receivedAt: string, keyId: number): Promise<Outcome> {
     const outcome = await pipeline.submit({
       eventId: event.event_id,
       key: event.host.hostname,
       value: envelopeValue(receivedAt, eventJson),
       receivedAt,
+      keyId,
     });
     const fields = { event_id: event.event_id, hostname: event.host.hostname };
     if (outcome.status === 'created') record('created', fields);
@@ -278,7 +279,7 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
           });
           return rateLimited(reply, refused.wait, refused.scope);
         }
-        const o = await ingestOne(checked.event, (req.body as string).trim(), receivedAt);
+        const o = await ingestOne(checked.event, (req.body as string).trim(), receivedAt, keyId);
         if (o.status === 'created') return reply.code(201).send({ event_id: checked.event.event_id, received_at: o.receivedAt });
         if (o.status === 'duplicate') {
           return reply
@@ -421,7 +422,7 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
               );
               continue;
             }
-            pending.push(ingestOne(ev, text!.trim(), receivedAt).then((o) => ({ line, ...toLine(ev.event_id, o) })));
+            pending.push(ingestOne(ev, text!.trim(), receivedAt, held.keyId).then((o) => ({ line, ...toLine(ev.event_id, o) })));
           }
           const results = await Promise.all(pending);
           const summary = { created: 0, duplicate: 0, rejected: 0, unavailable: 0, rate_limited: 0 };
@@ -443,7 +444,7 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
       );
     });
 
-    if (deps.pg) await app.register(agentPollRoutes({ pg: deps.pg, config, log }));
+    if (deps.pg) await app.register(agentPollRoutes({ pg: deps.pg, config, log, keyIdOf: (req) => admitted.get(req)?.keyId }));
   };
 }
 

@@ -8,6 +8,8 @@ import type { KafkaCompression } from '@watchpost/runtime';
 export interface OutMessage {
   key: string;
   value: string;
+  /** AGENT_KEY_HEADER: the verified agent key id (schemas/src/envelope.ts). */
+  headers?: Record<string, string>;
 }
 
 export interface EventSink {

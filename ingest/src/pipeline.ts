@@ -4,6 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { histogram } from '@watchpost/runtime';
 import type { Logger } from '@watchpost/runtime';
+import { AGENT_KEY_HEADER } from '@watchpost/schemas';
 import type { ClaimStore } from './claims.ts';
 import { withTimeout, type EventSink } from './kafka-sink.ts';
 
@@ -17,6 +18,8 @@ export interface PipelineItem {
   /** Kafka value: the encoded envelope. */
   value: string;
   receivedAt: string;
+  /** The verified agent key's id: the AGENT_KEY_HEADER of the message (correlate binds hosts to it). */
+  keyId: number;
 }
 
 interface Pending extends PipelineItem {
@@ -197,7 +200,7 @@ export class IngestPipeline {
     const ids = mine.map((b) => b.eventId);
     const started = process.hrtime.bigint();
     try {
-      await sink.send(mine.map((b) => ({ key: b.key, value: b.value })));
+      await sink.send(mine.map((b) => ({ key: b.key, value: b.value, headers: { [AGENT_KEY_HEADER]: String(b.keyId) } })));
       releaseKeys();
       produceSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
     } catch (err) {

@@ -1,6 +1,9 @@
 // The agent poll (served by ingest, agent API key): an agent asks for its pending commands, its desired
 // configuration and a pending self-update, and posts each command's result back. JSON schemas of the
 // wire format, used by ingest for validation and by the API's OpenAPI document (agents' reference).
+// Both are served only to the host's bound agent: the agent key and agent_instance_id of its first events.
+import type { FromSchema } from 'json-schema-to-ts';
+
 export const AGENT_POLL_PATH = '/api/v1/agent/poll';
 /** `:id` is the command id from the poll. */
 export const AGENT_COMMAND_RESULT_PATH = '/api/v1/agent/commands/:id/result';
@@ -14,11 +17,27 @@ export const agentPollBodySchema = {
   additionalProperties: false,
   properties: {
     hostname: { type: 'string', minLength: 1, maxLength: 255, description: 'host.hostname as in the events' },
-    product: { type: 'string', enum: ['ssh-monitor', 'rdp-login-monitor'] },
-    product_version: { type: 'string', maxLength: 64, description: 'the running agent version' },
-    agent_instance_id: { type: 'string', maxLength: 128 },
+    product: {
+      type: 'string',
+      enum: ['ssh-monitor', 'rdp-login-monitor'],
+      description: "informational: the host's stored product decides",
+    },
+    product_version: {
+      type: 'string',
+      maxLength: 64,
+      description:
+        'the running agent version; it can only hold back an update offer (the stored version from the events decides), never cause one',
+    },
+    agent_instance_id: {
+      type: 'string',
+      maxLength: 128,
+      description:
+        "source.agent_instance_id as in the host's events; required when the host is bound to one (else the answer is empty)",
+    },
   },
 } as const;
+
+export type AgentPollBody = FromSchema<typeof agentPollBodySchema>;
 
 export const agentCommandSchema = {
   type: 'object',
@@ -79,6 +98,9 @@ export const agentPollResponseSchema = {
     },
     poll_interval_seconds: { type: 'integer', description: 'when to poll next' },
   },
+  description:
+    "A poll that is not from the host's bound agent (another agent key or agent_instance_id), or for a host not known " +
+    'yet, gets no commands, an empty config, no update and the default interval (the same answer, whether the host exists or not).',
 } as const;
 
 export const agentCommandResultBodySchema = {
@@ -87,11 +109,18 @@ export const agentCommandResultBodySchema = {
   additionalProperties: false,
   properties: {
     hostname: { type: 'string', minLength: 1, maxLength: 255, description: 'must be the host the command was for' },
+    agent_instance_id: {
+      type: 'string',
+      maxLength: 128,
+      description: 'as in the poll; required when the host is bound to an agent instance',
+    },
     status: { type: 'string', enum: ['succeeded', 'failed'] },
     exit_code: { type: 'integer' },
     output: { type: 'string', maxLength: 16384, description: 'what the command printed (truncated by the agent)' },
   },
 } as const;
+
+export type AgentCommandResultBody = FromSchema<typeof agentCommandResultBodySchema>;
 
 const errorBody = {
   type: 'object',
@@ -108,7 +137,9 @@ export const agentPollOpenApiPaths = {
       tags: ['agents'],
       operationId: 'agentPoll',
       summary: 'Agent poll: pending commands, desired configuration, pending self-update',
-      description: 'Served by the ingest role. Access: agent API key (X-API-Key or Authorization: Bearer).',
+      description:
+        "Served by the ingest role. Access: agent API key (X-API-Key or Authorization: Bearer). Answered only to the host's " +
+        'bound agent (the key and agent_instance_id of its first events); any other poll gets an empty answer.',
       security: [{ agentKey: [] }],
       requestBody: { required: true, ...json(agentPollBodySchema) },
       responses: {
@@ -123,7 +154,9 @@ export const agentPollOpenApiPaths = {
       tags: ['agents'],
       operationId: 'postAgentCommandResult',
       summary: "Agent posts a command's result",
-      description: 'Served by the ingest role. Access: agent API key. A second result for the same command is 409.',
+      description:
+        "Served by the ingest role. Access: agent API key. Accepted only from the host's bound agent (key and agent_instance_id); " +
+        'a second result for the same command is 409 and changes nothing.',
       security: [{ agentKey: [] }],
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
       requestBody: { required: true, ...json(agentCommandResultBodySchema) },
@@ -131,7 +164,10 @@ export const agentPollOpenApiPaths = {
         204: { description: 'recorded' },
         400: { description: 'VALIDATION_FAILED', ...json(errorBody) },
         401: { description: 'UNAUTHORIZED', ...json(errorBody) },
-        404: { description: 'NOT_FOUND: no such command for this hostname', ...json(errorBody) },
+        404: {
+          description: "NOT_FOUND: no such command for this hostname, or the request is not from the host's bound agent",
+          ...json(errorBody),
+        },
         409: { description: 'CONFLICT: the command already has a result', ...json(errorBody) },
       },
     },

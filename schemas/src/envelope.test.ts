@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeEnvelope, encodeEnvelope, rawEventJson } from './envelope.ts';
+import { AGENT_KEY_HEADER, agentKeyIdOf, decodeEnvelope, encodeEnvelope, rawEventJson } from './envelope.ts';
 import { sampleEvent } from './fixtures.ts';
 
 describe('event envelope', () => {
@@ -60,5 +60,16 @@ describe('the event text cut out of an envelope', () => {
     const event = sampleEvent();
     const r = decodeEnvelope(Buffer.from(`{"event":${JSON.stringify(event)},"received_at":"${at}"}`), { eventJson: true });
     expect(r).toEqual({ ok: true, envelope: { received_at: at, event } });
+  });
+
+  it('reads the agent key id header: a positive decimal id, else unknown', () => {
+    const h = (v: unknown) => ({ [AGENT_KEY_HEADER]: v });
+    expect(agentKeyIdOf(h(Buffer.from('42')))).toBe(42);
+    expect(agentKeyIdOf(h('7'))).toBe(7);
+    expect(agentKeyIdOf(h([Buffer.from('9'), Buffer.from('8')]))).toBe(9);
+    for (const bad of [undefined, null, '', '0', '-1', '01', '1.5', ' 1', 'x', '99999999999999999', Buffer.from('1e3'), 5])
+      expect(agentKeyIdOf(h(bad)), String(bad)).toBeNull();
+    expect(agentKeyIdOf(undefined)).toBeNull();
+    expect(agentKeyIdOf({})).toBeNull();
   });
 });

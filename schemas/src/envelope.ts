@@ -2,6 +2,23 @@
 import type { EventV1 } from './event-v1.ts';
 import { validateEvent } from './validate.ts';
 
+/**
+ * Kafka header of every events.v1 message: the id of the agent key ingest verified for the event
+ * (decimal text). A header, not a field of the value, so the value stays the agent's event as sent.
+ * A message without it (appended before the header existed, or by another producer) has no known key.
+ */
+export const AGENT_KEY_HEADER = 'wp-agent-key';
+
+/** The agent key id of a message's headers, or null when absent or not a positive decimal id. */
+export function agentKeyIdOf(headers: Readonly<Record<string, unknown>> | undefined): number | null {
+  let v = headers?.[AGENT_KEY_HEADER];
+  if (Array.isArray(v)) v = v[0];
+  const text = typeof v === 'string' ? v : Buffer.isBuffer(v) ? v.toString('latin1') : undefined;
+  if (text === undefined || !/^[1-9][0-9]{0,15}$/.test(text)) return null;
+  const id = Number(text);
+  return Number.isSafeInteger(id) ? id : null;
+}
+
 export interface EventEnvelope {
   /** ISO 8601 UTC with milliseconds: when ingest received the event. */
   received_at: string;

@@ -62,7 +62,17 @@ export type NotificationSubject =
       created_at: string;
     }
   | { kind: 'daily_report'; report_id: number; day: string; title: string; text: string; html: string; summary: string }
-  | { kind: 'login_lockout'; username: string; address: string; at: string }
+  | {
+      kind: 'login_lockout';
+      username: string;
+      address: string;
+      at: string;
+      /** The alert cap (NOTIFY_LOCKOUT_ALERTS_MAX) is reached with this alert: further lockouts are not sent until then (ISO 8601). */
+      alerts_paused_until?: string;
+      /** Lockouts not alerted (over the cap) since the previous alert, and since when (ISO 8601). */
+      not_alerted?: number;
+      not_alerted_since?: string;
+    }
   | { kind: 'test'; requested_by: string; at: string };
 
 /** One job per (trigger, channel, destination). Its id is `delivery_id`, so a replay never queues it twice. */

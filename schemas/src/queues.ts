@@ -129,10 +129,18 @@ type PayloadTypes = { [K in ActionKind]: FromSchema<(typeof actionPayloadSchemas
 // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- the interface is the point (see above)
 export interface ActionPayloads extends PayloadTypes {}
 
+/** Who started an action: an admin, a monitor, or the service itself (the automatic update fallback). */
+export type ActionActorRole = 'admin' | 'monitor' | 'system';
+
 export interface ActionJobBase {
   action_id: number;
   /** ISO 8601: the worker refuses to start the job after this (a synchronous caller has given up). */
   deadline: string;
+  /**
+   * The role of the action's actor. Only an admin's action pins a host's WinRM certificate at its first
+   * connection; a job without it (queued by an older API) is treated as not an admin's.
+   */
+  actor_role?: ActionActorRole;
 }
 /** The job of one kind. */
 export type ActionJobOf<K extends ActionKind> = { kind: K } & ActionJobBase & ActionPayloads[K];

@@ -23,15 +23,36 @@ export async function startActionsWorker(config: Config) {
   };
 }
 
-/** Inserts a host row as correlate would have created it; returns its id. */
+/**
+ * Inserts a host row as correlate would have created it; returns its id. `agentInstanceId` and
+ * `boundKeyId` are the host's binding (the agent instance and key that first spoke for it): the agent
+ * poll serves a host's commands and update only to that agent.
+ */
 export async function insertHost(
   pg: import('@watchpost/runtime').Pool,
-  h: { hostname: string; product: 'ssh-monitor' | 'rdp-login-monitor'; version: string; address: string },
+  h: {
+    hostname: string;
+    product: 'ssh-monitor' | 'rdp-login-monitor';
+    version: string;
+    address: string;
+    agentInstanceId?: string | null;
+    boundKeyId?: number | null;
+  },
 ): Promise<number> {
   const r = await pg.query<{ id: number }>(
-    `INSERT INTO hosts (hostname, os_family, product, product_version, first_seen, last_seen, ipv4, internal_address)
-     VALUES ($1, $2, $3, $4, now(), now(), $5, $5) RETURNING id`,
-    [h.hostname, h.product === 'ssh-monitor' ? 'linux' : 'windows', h.product, h.version, h.address],
+    `INSERT INTO hosts (hostname, os_family, product, product_version, first_seen, last_seen, ipv4, internal_address,
+                        agent_instance_id, bound_key_id, bound_at)
+     VALUES ($1, $2, $3, $4, now(), now(), $5, $5, $6, $7, CASE WHEN $7::bigint IS NULL THEN NULL ELSE now() END)
+     RETURNING id`,
+    [
+      h.hostname,
+      h.product === 'ssh-monitor' ? 'linux' : 'windows',
+      h.product,
+      h.version,
+      h.address,
+      h.agentInstanceId ?? null,
+      h.boundKeyId ?? null,
+    ],
   );
   return Number(r.rows[0]!.id);
 }

@@ -1,7 +1,12 @@
-// Test helpers for the correlator: envelopes with explicit times, table dumps for equality checks.
+// Test helpers for the correlator: envelopes with explicit times, table dumps for equality checks, an
+// ingest app and a reader of the events topic with its headers (the agent key travels in one).
 import { randomUUID } from 'node:crypto';
 import type { Pool } from 'pg';
 import type { CorrelateEnvelope, CorrelateEvent } from '@watchpost/processors';
+import { buildIngestApp } from '@watchpost/ingest';
+import { createKafka, createRedis, type Config } from '@watchpost/runtime';
+import type { EventV1 } from '@watchpost/schemas';
+import { memoryLogger } from './logger.ts';
 
 export interface EnvOpts {
   host?: string;
@@ -13,14 +18,24 @@ export interface EnvOpts {
   occurredAt?: Date;
   eventId?: string;
   osFamily?: 'linux' | 'windows';
+  /** source.agent_instance_id (default `agent-<host>`; null leaves it out). */
+  instance?: string | null;
+  /** host.ipv4 (default 10.0.0.5; null leaves it out). */
+  ipv4?: string | null;
+  fqdn?: string;
+  /** The verified agent key id ingest put in the message header (absent: unknown). */
+  keyId?: number;
 }
 
 /** A schema-v1 envelope (every required field present) with the given times. */
 export function envelope(o: EnvOpts): CorrelateEnvelope & { event: CorrelateEvent & Record<string, unknown> } {
   const host = o.host ?? 'web-01';
   const windows = o.osFamily === 'windows' || (o.type ?? '').startsWith('rdg.') || (o.type ?? '').startsWith('rdp.');
+  const instance = o.instance === undefined ? `agent-${host}` : o.instance;
+  const ipv4 = o.ipv4 === undefined ? '10.0.0.5' : o.ipv4;
   return {
     received_at: o.receivedAt.toISOString(),
+    ...(o.keyId !== undefined ? { agent_key_id: o.keyId } : {}),
     event: {
       schema_version: '1.0',
       event_id: o.eventId ?? randomUUID(),
@@ -28,9 +43,15 @@ export function envelope(o: EnvOpts): CorrelateEnvelope & { event: CorrelateEven
       source: {
         product: windows ? 'rdp-login-monitor' : 'ssh-monitor',
         product_version: '2.4.1',
-        agent_instance_id: `agent-${host}`,
+        ...(instance === null ? {} : { agent_instance_id: instance }),
       },
-      host: { hostname: host, os_family: windows ? 'windows' : 'linux', display_name: host.toUpperCase(), ipv4: '10.0.0.5' },
+      host: {
+        hostname: host,
+        os_family: windows ? 'windows' : 'linux',
+        display_name: host.toUpperCase(),
+        ...(ipv4 === null ? {} : { ipv4 }),
+        ...(o.fqdn === undefined ? {} : { fqdn: o.fqdn }),
+      },
       category: 'auth',
       type: o.type ?? 'ssh.login.failed',
       severity: o.severity ?? 'warning',
@@ -43,7 +64,7 @@ export function envelope(o: EnvOpts): CorrelateEnvelope & { event: CorrelateEven
 
 /** Every correlate table, ordered, without columns that depend on wall-clock or insert order. */
 export type CorrelateDump = Record<
-  'hosts' | 'problems' | 'problem_events' | 'rdg_sessions' | 'rdg_flap_events' | 'problem_outbox',
+  'hosts' | 'host_changes' | 'problems' | 'problem_events' | 'rdg_sessions' | 'rdg_flap_events' | 'problem_outbox',
   unknown[]
 >;
 
@@ -51,8 +72,12 @@ export async function dumpCorrelateTables(pool: Pool): Promise<CorrelateDump> {
   const q = async (sql: string) => (await pool.query(sql)).rows;
   return {
     hosts: await q(`SELECT hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
-      agent_instance_id, first_seen, last_seen, last_heartbeat, status, status_changed_at, ssh_admin_ok, internal_address,
-      inventory_hardware, inventory_software, inventory_at FROM hosts ORDER BY hostname`),
+      agent_instance_id, bound_key_id, bound_at, first_seen, last_seen, last_heartbeat, status, status_changed_at, ssh_admin_ok,
+      internal_address, inventory_hardware, inventory_software, inventory_at FROM hosts ORDER BY hostname`),
+    host_changes:
+      await q(`SELECT h.hostname, c.kind, c.proposed, c.current, c.agent_instance_id, c.key_id, c.event_id, c.first_seen,
+      c.last_seen, c.seen_count, c.status FROM host_changes c JOIN hosts h ON h.id = c.host_id
+      ORDER BY h.hostname, c.kind, c.first_seen, c.status`),
     problems: await q('SELECT * FROM problems ORDER BY id'),
     problem_events: await q('SELECT * FROM problem_events ORDER BY problem_id, event_id'),
     rdg_sessions: await q('SELECT * FROM rdg_sessions ORDER BY host, session_id'),
@@ -162,4 +187,58 @@ export function mixedStream(n: number, seed = 1, base = new Date('2025-03-01T00:
 export async function correlatePosition(pool: Pool): Promise<number> {
   const r = await pool.query<{ n: string }>('SELECT COALESCE(sum(next_offset), 0)::text AS n FROM consumer_offsets');
   return Number(r.rows[0]!.n);
+}
+
+/** An ingest app on the test stores' Redis, Postgres and Kafka: post() sends one event with an agent key. */
+export async function startTestIngest(config: Config, pg: Pool) {
+  const redis = createRedis(config.redisUrl);
+  const kafka = createKafka(config.kafkaBrokers, 'test-ingest');
+  const { app } = await buildIngestApp({ config, log: memoryLogger().log, redis, pg, kafka });
+  return {
+    /** POST /api/v1/events; the status code. */
+    async post(key: string, event: EventV1): Promise<number> {
+      const r = await app.inject({
+        method: 'POST',
+        url: '/api/v1/events',
+        headers: { 'x-api-key': key },
+        payload: JSON.stringify(event),
+      });
+      return r.statusCode;
+    },
+    async close() {
+      await app.close();
+      await redis.quit();
+    },
+  };
+}
+
+/** Every message of a topic with its headers (values as text), read with a throwaway group. */
+export async function readWithHeaders(
+  config: Config,
+  topic: string,
+  expected: number,
+  timeoutMs = 20_000,
+): Promise<{ key: string; value: string; headers: Record<string, string> }[]> {
+  const consumer = createKafka(config.kafkaBrokers, 'test-header-reader').consumer({
+    groupId: `headers-${topic}-${randomUUID()}`,
+    maxWaitTimeInMs: 100,
+  });
+  const out = new Map<string, { key: string; value: string; headers: Record<string, string> }>();
+  await consumer.connect();
+  await consumer.subscribe({ topics: [topic], fromBeginning: true });
+  await consumer.run({
+    eachMessage: async ({ partition, message }) => {
+      const headers: Record<string, string> = {};
+      for (const [k, v] of Object.entries(message.headers ?? {})) if (v !== undefined) headers[k] = String(v);
+      out.set(`${partition}:${message.offset}`, {
+        key: message.key?.toString() ?? '',
+        value: message.value?.toString() ?? '',
+        headers,
+      });
+    },
+  });
+  const deadline = Date.now() + timeoutMs;
+  while (out.size < expected && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  await consumer.disconnect();
+  return [...out.values()];
 }

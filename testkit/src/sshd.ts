@@ -22,6 +22,8 @@ export interface TestSshd {
   privateKey: string;
   privateKeyFile: string;
   dir: string;
+  /** TCP connections sshd accepted so far (its "Connection from" log lines; the start-up probe included). */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -123,7 +125,8 @@ export async function startTestSshd(opts: { serviceUser?: { sudoCommands: string
     'X11Forwarding no',
     'AllowTcpForwarding no',
     'PrintMotd no',
-    'LogLevel ERROR',
+    // VERBOSE logs each accepted connection: a test sees whether anything reached the server.
+    'LogLevel VERBOSE',
     '',
   ].join('\n');
   writeFileSync(join(dir, 'sshd_config'), config);
@@ -139,6 +142,7 @@ export async function startTestSshd(opts: { serviceUser?: { sudoCommands: string
     privateKey: readFileSync(join(dir, 'client_ed25519'), 'utf8'),
     privateKeyFile: join(dir, 'client_ed25519'),
     dir,
+    connections: () => (stderr.match(/^Connection from /gm) ?? []).length,
     async close() {
       if (proc.exitCode === null) {
         const exited = new Promise((r) => proc.once('exit', r));

@@ -7,9 +7,15 @@
 // WinRM does when one is missing. Commands answer recorded outputs: qwinsta lists `sessions`, logoff
 // removes one (or fails like Windows for an unknown id), hostname prints the host name, and
 // powershell.exe -EncodedCommand hands the decoded script to `onPowerShell`.
+// Plain HTTP by default; `tls` makes it an HTTPS listener with a self-signed certificate (its SHA-256
+// in `certSha256`; `rotateCertificate` presents another one, as a reinstalled host or an impostor
+// would). `connections` and `seen` record every connection and every request as it arrived, before
+// authentication: what reached the double, credentials included.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
-import { randomUUID } from 'node:crypto';
+import { X509Certificate, createHash, randomUUID } from 'node:crypto';
+import selfsigned from 'selfsigned';
 import { XMLParser } from 'fast-xml-parser';
 import { inflateRawSync } from 'node:zlib';
 import { challengeMessage, messageType, readAuthenticate, verifyAuthenticate } from './ntlm-server.ts';
@@ -41,7 +47,21 @@ export interface WsmanDouble {
   authLog: string[];
   /** Script run by powershell.exe -EncodedCommand: returns what the command prints and its exit code. */
   onPowerShell: (script: string) => Promise<{ stdout: string; stderr?: string; exitCode: number }>;
+  /** HTTPS (`tls`): the hex SHA-256 of the certificate presented now; undefined over plain HTTP. */
+  certSha256: string | undefined;
+  /** HTTPS: presents a new self-signed certificate from now on; returns its SHA-256. */
+  rotateCertificate(): Promise<string>;
+  /** TCP connections accepted. */
+  connections: number;
+  /** Every HTTP request as it arrived, before authentication (its Authorization header included). */
+  seen: { method: string; url: string; authorization: string | undefined }[];
   close(): Promise<void>;
+}
+
+async function selfSignedPair(): Promise<{ key: string; cert: string; sha256: string }> {
+  const pems = await selfsigned.generate([{ name: 'commonName', value: '127.0.0.1' }], { keyType: 'ec' });
+  const der = new X509Certificate(pems.cert).raw;
+  return { key: pems.private, cert: pems.cert, sha256: createHash('sha256').update(der).digest('hex') };
 }
 
 const SHELL_URI = 'http://schemas.microsoft.com/wbem/wsman/1/windows/shell/cmd';
@@ -105,10 +125,13 @@ export function qwinstaOutput(sessions: DoubleSession[]): string {
 }
 
 /**
- * The WinRM part of a harness environment whose hosts are this double. It speaks plain HTTP, which
- * the service refuses unless unencrypted WinRM is allowed (that refusal is tested on its own).
+ * The WinRM part of a harness environment whose hosts are this double. Over HTTPS (`tls`) its
+ * certificate is self-signed, so the CA check is off and the host's pinned certificate is the only
+ * check; over plain HTTP (NTLM only: Basic is never sent there) unencrypted WinRM must be allowed.
  */
-export function wsmanDoubleEnv(double: { port: number }): Record<string, string> {
+export function wsmanDoubleEnv(double: { port: number; certSha256: string | undefined }): Record<string, string> {
+  if (double.certSha256 !== undefined)
+    return { SERVICE_WINRM_PORT: String(double.port), SERVICE_WINRM_TRANSPORT: 'https', SERVICE_WINRM_VERIFY_TLS: 'false' };
   return { SERVICE_WINRM_PORT: String(double.port), SERVICE_WINRM_TRANSPORT: 'http', SERVICE_WINRM_ALLOW_UNENCRYPTED: 'true' };
 }
 
@@ -119,7 +142,10 @@ export async function startWsmanDouble(opts: {
   hostname?: string;
   /** basic (default) or ntlm */
   auth?: 'basic' | 'ntlm';
+  /** an HTTPS listener with a self-signed certificate (default: plain HTTP) */
+  tls?: boolean;
 }): Promise<WsmanDouble> {
+  const pair = opts.tls ? await selfSignedPair() : undefined;
   const outputs = new Map<string, { chunks: string[]; stderr: string; exitCode: number }>();
   const d: WsmanDouble = {
     port: 0,
@@ -136,6 +162,12 @@ export async function startWsmanDouble(opts: {
     hostname: opts.hostname ?? 'WIN-SRV01',
     authLog: [],
     onPowerShell: async () => ({ stdout: '', stderr: 'no PowerShell behaviour set', exitCode: 1 }),
+    certSha256: pair?.sha256,
+    rotateCertificate: async () => {
+      throw new Error('a plain HTTP double has no certificate');
+    },
+    connections: 0,
+    seen: [],
     close: async () => {},
   };
 
@@ -335,7 +367,8 @@ export async function startWsmanDouble(opts: {
     }
   }
 
-  const server: Server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    d.seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -344,11 +377,26 @@ export async function startWsmanDouble(opts: {
         res.end(String(err));
       });
     });
-  });
+  };
+  const server: Server | HttpsServer = pair
+    ? createHttpsServer({ key: pair.key, cert: pair.cert }, onRequest)
+    : createServer(onRequest);
+  server.on('connection', () => d.connections++);
+  if (pair)
+    d.rotateCertificate = async () => {
+      const next = await selfSignedPair();
+      (server as HttpsServer).setSecureContext({ key: next.key, cert: next.cert });
+      d.certSha256 = next.sha256;
+      return next.sha256;
+    };
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   d.port = (server.address() as { port: number }).port;
-  d.url = `http://127.0.0.1:${d.port}/wsman`;
-  d.close = () => new Promise((r) => server.close(() => r()));
+  d.url = `${pair ? 'https' : 'http'}://127.0.0.1:${d.port}/wsman`;
+  d.close = () =>
+    new Promise((r) => {
+      server.closeAllConnections();
+      server.close(() => r());
+    });
   return d;
 }
 

@@ -19,6 +19,12 @@ const routes: RouteRecordRaw[] = [
   { path: '/events/:id', name: 'event', component: () => import('./views/EventDetailView.vue'), meta: { title: 'Event' } },
   { path: '/hosts', name: 'hosts', component: () => import('./views/HostsView.vue'), meta: { title: 'Hosts' } },
   { path: '/hosts/:id', name: 'host', component: () => import('./views/HostDetailView.vue'), meta: { title: 'Host' } },
+  {
+    path: '/host-changes',
+    name: 'host-changes',
+    component: () => import('./views/HostChangesView.vue'),
+    meta: { title: 'Host changes' },
+  },
   { path: '/problems', name: 'problems', component: () => import('./views/ProblemsView.vue'), meta: { title: 'Problems' } },
   {
     path: '/problems/:id',

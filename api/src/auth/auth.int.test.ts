@@ -1,8 +1,9 @@
 // Login, refresh rotation and reuse, per-request re-check of the user, login rate limit with its
 // notification job, and the admin routes (users, settings, audit) end to end on real Postgres/Redis.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
+import { addUser, createApiHarness, login, TEST_JWT_SECRET, type ApiHarness } from '@watchpost/testkit/api';
 import { rateLimitJobId } from './login-limit.ts';
+import { DEVICE_COOKIE_PREFIX, deviceCookieKey, deviceCookieName, deviceCookieValue } from './device-cookie.ts';
 
 let h: ApiHarness;
 let adminAuth: Record<string, string>;
@@ -260,6 +261,115 @@ describe('login rate limit', () => {
       expect((await login(one, u.username, u.password, '192.0.2.100')).statusCode).toBe(200);
     } finally {
       await one.close();
+    }
+  });
+});
+
+describe('no lockout by strangers (device cookies, known addresses)', () => {
+  /** A browser login (cookie flow) with an optional Cookie header. */
+  const browserLogin = (username: string, password: string, address: string, cookie?: string) =>
+    h.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username, password, refresh_cookie: true },
+      remoteAddress: address,
+      headers: cookie ? { cookie } : {},
+    });
+  /** The device cookie a login set, as `name=value`. */
+  const deviceCookieOf = (r: { headers: Record<string, string | string[] | number | undefined> }) => {
+    const set = r.headers['set-cookie'];
+    const line = (Array.isArray(set) ? set : typeof set === 'string' ? [set] : []).find((c) =>
+      c.startsWith(DEVICE_COOKIE_PREFIX),
+    );
+    if (!line) throw new Error('no device cookie set');
+    return { cookie: line.split(';')[0]!, attrs: line };
+  };
+  const scope = (r: { statusCode: number; json(): { error?: { details?: { scope?: string } } } }) =>
+    r.statusCode === 429 ? `429 ${r.json().error!.details!.scope}` : String(r.statusCode);
+
+  it("strangers' guesses lock the username for unknown browsers; the owner's browser and recent address still log in", async () => {
+    const owner = await addUser(h, 'owner', 'admin');
+    // The owner logs in at the office (one browser) and at home (another): each gets its device cookie.
+    const office = await browserLogin('Owner', owner.password, '100.64.7.1');
+    expect(office.statusCode).toBe(200);
+    const officeCookie = deviceCookieOf(office);
+    expect(officeCookie.attrs).toContain('HttpOnly');
+    expect(officeCookie.attrs).toContain('SameSite=Strict');
+    expect(officeCookie.attrs).toContain('Path=/api/v1/auth/login');
+    expect(officeCookie.attrs).toContain(`Max-Age=${30 * 86400}`);
+    expect(officeCookie.attrs).not.toContain('Secure'); // plain http here
+    const home = deviceCookieOf(await browserLogin('owner', owner.password, '100.64.7.2'));
+
+    // Strangers guess from many addresses: after 10 the username is locked for unknown browsers.
+    const guesses = [];
+    for (let i = 1; i <= 12; i++) guesses.push(scope(await login(h, 'owner', `guess-${i}`, `198.18.7.${i}`)));
+    expect(guesses).toEqual([...Array(10).fill('401'), '429 username', '429 username']);
+    expect(scope(await login(h, 'owner', owner.password, '198.18.7.99'))).toBe('429 username');
+
+    // The owner's browser, even from an address never seen (travelling), logs in with its cookie...
+    const travelling = await browserLogin('owner', owner.password, '203.0.113.250', officeCookie.cookie);
+    expect(travelling.statusCode).toBe(200);
+    const renewed = deviceCookieOf(travelling);
+    expect(renewed.cookie).not.toBe(officeCookie.cookie); // a fresh cookie after every success
+    // ...and without a cookie, the address the owner logged in from recently is not under the username lock.
+    expect((await login(h, 'owner', owner.password, '100.64.7.2')).statusCode).toBe(200);
+    expect(scope(await login(h, 'owner', owner.password, '198.18.7.100'))).toBe('429 username');
+
+    // A forged, expired or another user's cookie is ignored: the attempt is an unknown browser's.
+    const key = deviceCookieKey(TEST_JWT_SECRET);
+    const [name, value] = renewed.cookie.split('=') as [string, string];
+    const tampered = `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}`;
+    const otherKey = deviceCookieKey(new TextEncoder().encode('another-secret-another-secret-another-secret'));
+    const forged = `${name}=${deviceCookieValue(otherKey, 'owner', 3600)}`;
+    const expired = `${name}=${deviceCookieValue(key, 'owner', 3600, Date.now() - 7200_000)}`;
+    const someoneElses = `${name}=${deviceCookieValue(key, 'boss', 3600)}`;
+    for (const cookie of [tampered, forged, expired, someoneElses])
+      expect(scope(await browserLogin('owner', owner.password, '198.18.7.101', cookie)), cookie).toBe('429 username');
+    expect(deviceCookieName(key, 'owner')).toBe(name);
+
+    // A cookie's own failures lock only that cookie: the home browser is still fine.
+    const typos = [];
+    for (let i = 0; i < 4; i++) typos.push(scope(await browserLogin('owner', 'typo', '100.64.7.3', renewed.cookie)));
+    expect(typos).toEqual(['401', '401', '401', '429 device']);
+    expect(scope(await browserLogin('owner', owner.password, '100.64.7.3', renewed.cookie))).toBe('429 device');
+    expect((await browserLogin('owner', owner.password, '100.64.7.3', home.cookie)).statusCode).toBe(200);
+
+    const audit = await h.deps.pg.query<{ action: string; details: Record<string, unknown> }>(
+      "SELECT action, details FROM audit_log WHERE target = 'owner' AND address LIKE '100.64.7.%' ORDER BY id",
+    );
+    expect(audit.rows.map((r) => [r.action, r.details.trusted ?? null])).toEqual([
+      ['auth.login.success', null],
+      ['auth.login.success', null],
+      ['auth.login.success', 'known_address'],
+      ['auth.login.failure', 'device_cookie'],
+      ['auth.login.failure', 'device_cookie'],
+      ['auth.login.failure', 'device_cookie'],
+      ['auth.login.rate_limited', null],
+      ['auth.login.success', 'device_cookie'],
+    ]);
+  }, 300_000);
+
+  it('a stranger at a known address is still limited there (3 guesses, then that address is locked for the username)', async () => {
+    const u = await addUser(h, 'shared-office', 'monitor');
+    expect((await login(h, u.username, u.password, '100.64.8.1')).statusCode).toBe(200);
+    const at = [];
+    for (let i = 0; i < 4; i++) at.push(scope(await login(h, u.username, 'guess', '100.64.8.1')));
+    expect(at).toEqual(['401', '401', '401', '429 pair']);
+  });
+
+  it('SERVICE_LOGIN_KNOWN_ADDRESSES=0 turns the known-address exemption off', async () => {
+    const strict = await createApiHarness('api_auth_known_off', {
+      env: { SERVICE_LOGIN_KNOWN_ADDRESSES: '0' },
+      auth: { maxFailuresPerUser: 3 },
+    });
+    try {
+      const u = await addUser(strict, 'strict', 'monitor');
+      expect((await login(strict, u.username, u.password, '100.64.9.1')).statusCode).toBe(200);
+      for (let i = 0; i < 3; i++) await login(strict, u.username, 'guess', `198.18.9.${i + 1}`);
+      const r = await login(strict, u.username, u.password, '100.64.9.1');
+      expect([r.statusCode, r.json().error.details.scope]).toEqual([429, 'username']);
+    } finally {
+      await strict.close();
     }
   });
 });

@@ -1,5 +1,6 @@
 // Access tokens: HS256 JWTs with sub (user id), role, tv (the user's token version), sid (the session,
-// i.e. refresh-token family), iat, exp, iss, aud.
+// i.e. refresh-token family), dev (only in a mobile device's token: its device id, which limits the
+// token to the mobile surface), iat, exp, iss, aud.
 // Verification pins the algorithm, issuer and audience; the claims are then re-checked against the
 // users table on every request (access.ts), so a disabled user or a changed role/password is refused at once.
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
@@ -15,6 +16,8 @@ export interface AccessClaims {
   tokenVersion: number;
   /** The session (refresh-token family) the token belongs to: logout ends it. */
   sessionId: string;
+  /** The mobile device whose session this is: the token is limited to the device scope (access.ts). */
+  deviceId?: number | null;
   /** Set when read from a token (its `exp`). */
   expiresAt?: Date;
 }
@@ -26,7 +29,8 @@ export async function signAccessToken(
   now = new Date(),
 ): Promise<string> {
   const iat = Math.floor(now.getTime() / 1000);
-  return new SignJWT({ role: claims.role, tv: claims.tokenVersion, sid: claims.sessionId })
+  const device = claims.deviceId == null ? {} : { dev: claims.deviceId };
+  return new SignJWT({ role: claims.role, tv: claims.tokenVersion, sid: claims.sessionId, ...device })
     .setProtectedHeader({ alg: JWT_ALG, typ: 'JWT' })
     .setSubject(String(claims.userId))
     .setIssuer(JWT_ISSUER)
@@ -45,16 +49,18 @@ export async function verifyAccessToken(secret: Uint8Array, token: string): Prom
       audience: JWT_AUDIENCE,
       requiredClaims: ['sub', 'exp', 'iat'],
     });
-    const { sub, role, tv, sid, exp } = payload;
+    const { sub, role, tv, sid, dev, exp } = payload;
     if (typeof sub !== 'string' || !/^[1-9]\d{0,15}$/.test(sub)) return null;
     if (typeof role !== 'string' || !(USER_ROLES as readonly string[]).includes(role)) return null;
     if (typeof tv !== 'number' || !Number.isInteger(tv)) return null;
     if (typeof sid !== 'string' || !/^[0-9a-f-]{36}$/.test(sid)) return null;
+    if (dev !== undefined && !(typeof dev === 'number' && Number.isSafeInteger(dev) && dev > 0)) return null;
     return {
       userId: Number(sub),
       role: role as UserRole,
       tokenVersion: tv,
       sessionId: sid,
+      deviceId: dev ?? null,
       expiresAt: new Date((exp ?? 0) * 1000),
     };
   } catch (err) {

@@ -17,3 +17,21 @@ export function authSettingsFrom(config: Config, jwtSecret: Uint8Array): AuthSet
     maxConcurrentVerifications: config.auth.maxConcurrentVerifications,
   };
 }
+
+/** What keeps strangers from locking the owner out (api/README.md, Login lockout): device cookies and known addresses. */
+export interface LoginTrustSettings {
+  deviceCookieSeconds: number;
+  maxFailuresPerDevice: number;
+  knownAddresses: number;
+  knownAddressSeconds: number;
+}
+
+export function loginTrustFrom(config: Config): LoginTrustSettings {
+  const seconds = config.auth.deviceCookieDays * 86_400;
+  return {
+    deviceCookieSeconds: seconds,
+    maxFailuresPerDevice: config.auth.maxFailuresPerDevice,
+    knownAddresses: config.auth.knownAddresses,
+    knownAddressSeconds: seconds,
+  };
+}

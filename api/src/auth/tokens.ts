@@ -61,7 +61,14 @@ async function pair(
   const refresh = await insertRefreshToken(db, user.id, user.tokenVersion, session, auth);
   const access = await signAccessToken(
     auth.jwtSecret,
-    { userId: user.id, role: user.role, tokenVersion: user.tokenVersion, sessionId: session.familyId },
+    // A device's token names its device: the device scope travels in the token as well as in the session row.
+    {
+      userId: user.id,
+      role: user.role,
+      tokenVersion: user.tokenVersion,
+      sessionId: session.familyId,
+      deviceId: session.deviceId ?? null,
+    },
     auth.accessTtlSeconds,
   );
   return {

@@ -25,6 +25,9 @@ export interface HostItem {
   ssh_admin_ok: boolean;
   /** open + acknowledged problems of visible types */
   live_problems: number;
+  /** pending changes (host_changes) an admin has to accept or reject, and their kinds */
+  pending_changes: number;
+  pending_change_kinds: string[];
 }
 
 export interface HostDetail extends HostItem {
@@ -32,6 +35,10 @@ export interface HostDetail extends HostItem {
   timezone: string | null;
   agent_instance_id: string | null;
   internal_address: string | null;
+  bound_key_id: number | null;
+  bound_key_name: string | null;
+  bound_at: string | null;
+  winrm_cert_sha256: string | null;
   status_changed_at: string | null;
   inventory: { hardware: unknown; software: unknown; at: string | null };
 }
@@ -55,6 +62,8 @@ function toItem(r: HostView): HostItem {
     last_heartbeat: iso(r.last_heartbeat),
     ssh_admin_ok: r.ssh_admin_ok,
     live_problems: r.live_problems,
+    pending_changes: r.pending_changes,
+    pending_change_kinds: r.pending_change_kinds,
   };
 }
 
@@ -65,6 +74,10 @@ function toDetail(r: HostView): HostDetail {
     timezone: r.timezone,
     agent_instance_id: r.agent_instance_id,
     internal_address: r.internal_address,
+    bound_key_id: r.bound_key_id === null ? null : Number(r.bound_key_id),
+    bound_key_name: r.bound_key_name,
+    bound_at: iso(r.bound_at),
+    winrm_cert_sha256: r.winrm_cert_sha256,
     status_changed_at: iso(r.status_changed_at),
     inventory: { hardware: r.inventory_hardware ?? null, software: r.inventory_software ?? null, at: iso(r.inventory_at) },
   };

@@ -5,7 +5,18 @@ import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas';
 import { ApiError, unauthenticated } from '../errors.ts';
 import { audit, dummyHash, getUserByName, normalizeUsername, verifyPassword } from '@watchpost/core';
 import { issueSession, revokeFamilyOf, rotateRefreshToken } from '../auth/tokens.ts';
-import { alertRateLimited, rateLimitedError, recordFailure, releaseAttempt, reserveAttempt } from '../auth/login-limit.ts';
+import {
+  alertRateLimited,
+  isKnownAddress,
+  rateLimitedError,
+  recordFailure,
+  releaseAttempt,
+  rememberAddress,
+  reserveAttempt,
+  type LimitSubject,
+} from '../auth/login-limit.ts';
+import { deviceCookieKey, setDeviceCookie, validDeviceCookie } from '../auth/device-cookie.ts';
+import { loginTrustFrom } from '../auth/settings.ts';
 import { VerifySlots } from '../auth/verify-slots.ts';
 import { clearRefreshCookie, REFRESH_COOKIE, refreshCookie, setRefreshCookie } from '../auth/refresh-cookie.ts';
 
@@ -28,7 +39,8 @@ const tokenResponse = {
 } as const;
 
 const rateLimited = {
-  description: 'RATE_LIMITED: too many failed logins for this username or address; see the Retry-After header (seconds)',
+  description:
+    'RATE_LIMITED: too many failed logins for this username, address or device cookie; see the Retry-After header (seconds)',
 } as const;
 
 const refreshBody = {
@@ -52,7 +64,10 @@ const loginBody = {
   properties: {
     username: { type: 'string', minLength: 1, maxLength: 128 },
     password: { type: 'string', minLength: 1, maxLength: 1024 },
-    refresh_cookie: { type: 'boolean', description: 'true: the refresh token goes into an httpOnly cookie (browsers)' },
+    refresh_cookie: {
+      type: 'boolean',
+      description: 'true: the refresh token goes into an httpOnly cookie, and a device cookie is set (browsers)',
+    },
   },
 } as const;
 type LoginBody = FromSchema<typeof loginBody>;
@@ -67,6 +82,9 @@ const auditAddress = (req: FastifyRequest) => req.ip;
 const authRoutes: FastifyPluginAsync = async (app) => {
   const { deps } = app;
   const verifySlots = new VerifySlots(deps.auth.maxConcurrentVerifications);
+  const trust = loginTrustFrom(deps.config);
+  const deviceKey = deviceCookieKey(deps.auth.jwtSecret);
+  const limits = { ...deps.auth, maxFailuresPerDevice: trust.maxFailuresPerDevice };
 
   app.post<{ Body: LoginBody }>(
     '/auth/login',
@@ -82,7 +100,11 @@ const authRoutes: FastifyPluginAsync = async (app) => {
           'client address are evaluated in the counting window (15 min by default), however many arrive at once; then, and ' +
           'after 10 per username from any address or 30 per address for any username, logins in that scope get ' +
           '429 RATE_LIMITED with Retry-After (details.scope: pair, username or address) until the lockout (15 min by ' +
-          'default) ends. 503 UNAVAILABLE with Retry-After when too many passwords are being verified at once. ' +
+          'default) ends. A browser where the user logged in before sends its device cookie (set by every successful ' +
+          'cookie-flow login: HttpOnly, SameSite=Strict, 30 days by default): its attempts are judged by that cookie alone (3 failures ' +
+          'lock only that cookie, details.scope device), so strangers cannot lock the owner out of it; an address the user ' +
+          'logged in from recently is not subject to the per-username lock either. ' +
+          '503 UNAVAILABLE with Retry-After when too many passwords are being verified at once. ' +
           cookieFlow,
         body: loginBody,
         response: {
@@ -96,9 +118,16 @@ const authRoutes: FastifyPluginAsync = async (app) => {
     async (req, reply) => {
       const username = normalizeUsername(req.body.username);
       const address = req.ip;
-      const subject = { username, address };
       const prefix = deps.redisKeyPrefix;
-      const reservation = await reserveAttempt(deps.redis, prefix, subject, deps.auth);
+      // A valid device cookie for this username: judged by that cookie alone. Otherwise an address
+      // the user logged in from recently escapes the per-username lock (./auth/login-limit.ts).
+      const device = validDeviceCookie(req, deviceKey, username);
+      const subject: LimitSubject = { username, address };
+      if (device !== undefined) subject.device = device;
+      else if (await isKnownAddress(deps.redis, prefix, subject, trust)) subject.knownAddress = true;
+      const trusted =
+        device !== undefined ? { trusted: 'device_cookie' } : subject.knownAddress ? { trusted: 'known_address' } : {};
+      const reservation = await reserveAttempt(deps.redis, prefix, subject, limits);
       if (!reservation.ok) throw rateLimitedError(reservation, 'too many failed login attempts; try again later');
       let verdict: { user: Awaited<ReturnType<typeof getUserByName>>; ok: boolean } | undefined;
       try {
@@ -121,13 +150,13 @@ const authRoutes: FastifyPluginAsync = async (app) => {
       }
       const { user, ok: passwordOk } = verdict;
       if (!user || !passwordOk || !user.active) {
-        const locked = await recordFailure(deps.redis, prefix, subject, deps.auth);
+        const locked = await recordFailure(deps.redis, prefix, subject, limits);
         await audit(deps.pg, {
           actor: null,
           address,
           action: 'auth.login.failure',
           target: username,
-          details: locked.length ? { locked } : {},
+          details: { ...trusted, ...(locked.length ? { locked } : {}) },
         });
         if (locked.length > 0) {
           await audit(deps.pg, {
@@ -144,16 +173,27 @@ const authRoutes: FastifyPluginAsync = async (app) => {
         throw new ApiError(401, 'INVALID_CREDENTIALS', 'invalid username or password');
       }
       await releaseAttempt(deps.redis, prefix, subject, true);
-      await audit(deps.pg, { actor: user.username, address, action: 'auth.login.success', target: user.username });
+      await rememberAddress(deps.redis, prefix, subject, trust);
+      await audit(deps.pg, {
+        actor: user.username,
+        address,
+        action: 'auth.login.success',
+        target: user.username,
+        details: trusted,
+      });
       const tokens = await issueSession(deps.pg, deps.auth, user);
-      return req.body.refresh_cookie === true ? setRefreshCookie(req, reply, tokens) : tokens;
+      if (req.body.refresh_cookie !== true) return tokens;
+      // Browsers (the cookie flow) get a fresh device cookie after every success: a new id, the old
+      // one's failures no longer matter. The JSON flow stays cookie-free (its clients have the known addresses).
+      setDeviceCookie(req, reply, deviceKey, user.username, trust.deviceCookieSeconds);
+      return setRefreshCookie(req, reply, tokens);
     },
   );
 
   app.post<{ Body: RefreshBody }>(
     '/auth/refresh',
     {
-      config: { access: 'public' },
+      config: { access: 'public', device: true },
       schema: {
         operationId: 'refreshToken',
         tags,
@@ -192,7 +232,7 @@ const authRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Body: RefreshBody }>(
     '/auth/logout',
     {
-      config: { access: 'public' },
+      config: { access: 'public', device: true },
       schema: {
         operationId: 'logout',
         tags,

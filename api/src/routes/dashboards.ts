@@ -92,7 +92,7 @@ const dashboardRoutes: FastifyPluginAsync = async (app) => {
   app.get(
     '/dashboards/summary',
     {
-      config: { access: 'user' },
+      config: { access: 'user', device: true },
       schema: {
         operationId: 'getDashboardSummary',
         tags: ['dashboards', 'mobile'],

@@ -274,3 +274,144 @@ describe('revoke against a concurrent refresh', () => {
     }
   });
 });
+
+describe('a phone is a phone (device scope)', () => {
+  const DEVICE_SCOPE = (r: { statusCode: number; json(): { error: { code: string } } }) => [r.statusCode, r.json().error.code];
+
+  it('an admin’s device token is refused everything but the mobile surface, with DEVICE_SCOPE', async () => {
+    const other = (await enroll(await code(), randomUUID())).json();
+    const e = (await enroll(await code(), randomUUID())).json(); // {}: the issuing admin's own phone
+    expect(e.device).toMatchObject({ username: 'root', role: 'admin' });
+    const t = bearer(e.access_token);
+    const refused: [string, string, unknown?][] = [
+      ['GET', '/users'],
+      ['POST', '/users', { username: 'mallory', password: 'pw-mallory-secret-1', role: 'admin' }],
+      ['GET', '/api-keys'],
+      ['POST', '/api-keys', { name: 'stolen' }],
+      ['GET', '/settings/event-types'],
+      ['GET', '/settings/ui'],
+      ['POST', '/hosts/1/actions/winrm-test', {}],
+      ['POST', `/events/${randomUUID()}/actions/gateway-qwinsta`, {}],
+      ['POST', '/devices/enrollment-codes', {}],
+      ['GET', '/audit'],
+      ['GET', '/devices'],
+      ['POST', `/devices/${other.device.id}/revoke`],
+      ['DELETE', `/devices/${other.device.id}`],
+      ['GET', '/hosts'],
+      ['GET', '/auth/me'],
+    ];
+    for (const [method, url, body] of refused) {
+      const r = await call(method as 'GET', url, t, body);
+      expect([url, ...DEVICE_SCOPE(r)]).toEqual([url, 403, 'DEVICE_SCOPE']);
+    }
+    // nothing happened: the other device is still active, no code was issued by the phone
+    expect((await call('GET', '/events', bearer(other.access_token))).statusCode).toBe(200);
+    // the mobile surface answers
+    expect((await call('GET', '/events', t)).statusCode).toBe(200);
+    expect((await call('GET', `/events/${randomUUID()}`, t)).statusCode).toBe(404);
+    expect((await call('GET', '/problems', t)).statusCode).toBe(200);
+    expect((await call('GET', `/problems/${randomUUID()}`, t)).statusCode).toBe(404);
+    expect((await call('POST', `/problems/${randomUUID()}/acknowledge`, t)).statusCode).toBe(404);
+    expect((await call('POST', `/problems/${randomUUID()}/resolve`, t)).statusCode).toBe(404);
+    expect((await call('GET', '/dashboards/summary', t)).statusCode).toBe(200);
+    expect((await call('GET', '/mobile/device', t)).json()).toMatchObject({ id: e.device.id });
+    expect((await call('GET', '/mobile/push/vapid-public-key', t)).statusCode).toBe(200);
+    const sub = { endpoint: `https://push.example.org/send/${randomUUID()}`, keys: pushKeys() };
+    expect((await call('POST', '/mobile/push-subscriptions', t, sub)).statusCode).toBe(201);
+    expect((await call('DELETE', '/mobile/push-subscriptions', t, { endpoint: sub.endpoint })).statusCode).toBe(204);
+    const next = await call('POST', '/auth/refresh', {}, { refresh_token: e.refresh_token });
+    expect(next.statusCode).toBe(200);
+    // the refreshed token keeps the scope: in its claims and in its session
+    const claims = JSON.parse(Buffer.from(next.json().access_token.split('.')[1], 'base64url').toString());
+    expect(claims.dev).toBe(e.device.id);
+    expect(DEVICE_SCOPE(await call('GET', '/users', bearer(next.json().access_token)))).toEqual([403, 'DEVICE_SCOPE']);
+    expect((await call('POST', '/auth/logout', {}, { refresh_token: next.json().refresh_token })).statusCode).toBe(204);
+    expect((await call('GET', '/events', bearer(next.json().access_token))).statusCode).toBe(401);
+  });
+
+  it('a monitor’s device works on the mobile surface with a monitor’s rights', async () => {
+    const e = (await enroll(await code(monitorId), randomUUID())).json();
+    const t = bearer(e.access_token);
+    expect(e.device.role).toBe('monitor');
+    for (const url of ['/events', '/problems', '/dashboards/summary', '/mobile/device'])
+      expect([url, (await call('GET', url, t)).statusCode]).toEqual([url, 200]);
+    expect((await call('POST', `/problems/${randomUUID()}/acknowledge`, t)).statusCode).toBe(404);
+    expect(DEVICE_SCOPE(await call('GET', '/users', t))).toEqual([403, 'DEVICE_SCOPE']);
+    expect(DEVICE_SCOPE(await call('GET', '/hosts', t))).toEqual([403, 'DEVICE_SCOPE']);
+  });
+
+  it('a code binds the device to its issuer or to a monitor, never to another admin', async () => {
+    const other = await addUser(h, 'second-admin', 'admin');
+    const r = await call('POST', '/devices/enrollment-codes', admin, { user_id: other.id });
+    expect(r.statusCode).toBe(403);
+    expect(r.json().error.message).toMatch(/another admin/);
+    expect((await h.deps.pg.query('SELECT 1 FROM enrollment_codes WHERE user_id = $1', [other.id])).rows).toHaveLength(0);
+    // the issuer themself, by id too
+    const rootId = (await call('GET', '/auth/me', admin)).json().id as number;
+    const self = await call('POST', '/devices/enrollment-codes', admin, { user_id: rootId });
+    expect([self.statusCode, self.json().username]).toEqual([201, 'root']);
+    // a monitor promoted to admin after the code was issued: the code no longer enrolls
+    const promoted = await addUser(h, 'promoted', 'monitor');
+    const c = await code(promoted.id);
+    await h.deps.pg.query(`UPDATE users SET role = 'admin' WHERE id = $1`, [promoted.id]);
+    expect((await enroll(c, randomUUID())).json().error.code).toBe('INVALID_CODE');
+    const refused = await h.deps.pg.query<{ details: { reason: string } }>(
+      `SELECT details FROM audit_log WHERE action = 'device.enroll_refused' ORDER BY id DESC LIMIT 1`,
+    );
+    expect(refused.rows[0]!.details.reason).toBe('another_admin');
+  });
+
+  it('enrollment guesses are limited per client address, whatever device UUID each guess names', async () => {
+    const address = '198.51.100.77';
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) statuses.push((await enroll('ZZZZZ-ZZZZZ', randomUUID(), address)).statusCode);
+    expect(statuses.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(statuses.slice(10)).toEqual([429, 429]);
+    const limited = await enroll(await code(), randomUUID(), address);
+    expect([limited.statusCode, limited.json().error.details.scope]).toEqual([429, 'address']);
+    // an IPv6 client is one /64: changing the interface part does not help
+    const v6: number[] = [];
+    for (let i = 0; i < 11; i++)
+      v6.push((await enroll('ZZZZZ-ZZZZZ', randomUUID(), `2001:db8:7:9::${(i + 1).toString(16)}`)).statusCode);
+    expect(v6.slice(0, 10)).toEqual(Array(10).fill(401));
+    expect(v6[10]).toBe(429);
+    // another address is not affected, and logins from the guessing address are not either
+    expect((await enroll(await code(), randomUUID(), '198.51.100.78')).statusCode).toBe(200);
+    expect((await login(h, 'watcher', 'pw-watcher-secret', address)).statusCode).toBe(200);
+  });
+});
+
+describe('enrollment guesses across all addresses (the code space)', () => {
+  let g: ApiHarness;
+  beforeAll(async () => {
+    g = await createApiHarness('api_devices_global', { env: { SERVICE_ENROLL_MAX_FAILURES_PER_MINUTE: '5' } });
+    await addUser(g, 'root', 'admin');
+  });
+  afterAll(async () => g?.close());
+
+  it('N failures a minute from any addresses slow every enrollment down until the minute ends', async () => {
+    const tok = (await login(g, 'root', 'pw-root-secret')).json().access_token;
+    const guess = (c: string, i: number) =>
+      g.app.inject({
+        method: 'POST',
+        url: '/api/v1/mobile/enroll',
+        remoteAddress: `192.0.2.${i}`,
+        payload: { code: c, device_uuid: randomUUID(), name: 'Pixel', platform: 'android' },
+      });
+    const statuses: number[] = [];
+    for (let i = 1; i <= 6; i++) statuses.push((await guess('ZZZZZ-ZZZZZ', i)).statusCode);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    const c = (
+      await g.app.inject({
+        method: 'POST',
+        url: '/api/v1/devices/enrollment-codes',
+        headers: bearer(tok),
+        payload: {},
+      })
+    ).json().code as string;
+    const slowed = await guess(c, 50);
+    expect([slowed.statusCode, slowed.json().error.details.scope]).toEqual([429, 'code_space']);
+    expect(Number(slowed.headers['retry-after'])).toBeGreaterThan(0);
+    expect(Number(slowed.headers['retry-after'])).toBeLessThanOrEqual(60);
+  });
+});

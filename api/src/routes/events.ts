@@ -51,7 +51,7 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Querystring: FromSchema<typeof listQuery> }>(
     '/events',
     {
-      config: { access: 'user' },
+      config: { access: 'user', device: true },
       schema: {
         operationId: 'listEvents',
         tags,
@@ -95,7 +95,7 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: FromSchema<typeof idParams> }>(
     '/events/:id',
     {
-      config: { access: 'user' },
+      config: { access: 'user', device: true },
       schema: {
         operationId: 'getEvent',
         tags,

@@ -1,4 +1,4 @@
-// GET /hosts (search, status, paging), GET /hosts/{id}, DELETE /hosts/{id} (admin: the host, its
+// GET /hosts (search, status, pending changes, paging), GET /hosts/{id}, DELETE /hosts/{id} (admin: the host, its
 // problems in Postgres and its events in ClickHouse; the host reappears at its next ingest).
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
@@ -19,6 +19,10 @@ const listQuery = {
   properties: {
     search: { type: 'string', maxLength: 255 },
     status: { type: 'string', enum: ['online', 'stale'] },
+    pending: {
+      type: 'boolean',
+      description: 'true: only hosts with a pending change (GET /host-changes); false: only hosts without',
+    },
     ...pagingQuery,
   },
 } as const;
@@ -36,7 +40,8 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
         summary: 'List hosts',
         description:
           '`search` matches hostname or display name (case-insensitive substring). Status is computed when read: online while ' +
-          'the last heartbeat/daily report (or first event) is at most SERVICE_HEARTBEAT_STALE_MINUTES old. Sorted by hostname.',
+          'the last heartbeat/daily report (or first event) is at most SERVICE_HEARTBEAT_STALE_MINUTES old. Sorted by hostname. ' +
+          '`pending_changes` counts the changes an admin has to accept or reject (GET /host-changes).',
         querystring: listQuery,
         response: {
           200: {
@@ -54,7 +59,7 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
         pg,
         ts,
         config.heartbeatStaleMinutes,
-        { search: q.search, status: q.status },
+        { search: q.search, status: q.status, pending: q.pending },
         q.page,
         q.page_size,
       );

@@ -11,6 +11,7 @@ import auditRoutes from './audit.ts';
 import apiKeysRoutes from './api-keys.ts';
 import eventsRoutes from './events.ts';
 import hostsRoutes from './hosts.ts';
+import hostChangesRoutes from './host-changes.ts';
 import problemsRoutes from './problems.ts';
 import dashboardRoutes from './dashboards.ts';
 import streamRoutes from './stream.ts';
@@ -36,6 +37,7 @@ export const routePlugins: FastifyPluginAsync[] = [
   apiKeysRoutes,
   eventsRoutes,
   hostsRoutes,
+  hostChangesRoutes,
   problemsRoutes,
   dashboardRoutes,
   streamRoutes,

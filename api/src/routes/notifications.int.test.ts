@@ -17,7 +17,10 @@ let monitor: Record<string, string>;
 
 beforeAll(async () => {
   [telegram, hook] = await Promise.all([startTelegramDouble(TOKEN), startHttpReceiver()]);
-  h = await createApiHarness('api_notify', { env: { NOTIFY_MIN_SEVERITY: 'critical', NOTIFY_CHANNELS: 'chat' } });
+  // The doubles listen on loopback: only the environment may allow that (the API's allow lists cannot).
+  h = await createApiHarness('api_notify', {
+    env: { NOTIFY_MIN_SEVERITY: 'critical', NOTIFY_CHANNELS: 'chat', NOTIFY_CHAT_ALLOW: '127.0.0.1' },
+  });
   deliver = await startDeliverRole(h.config);
   const [a, m] = await Promise.all([addUser(h, 'root', 'admin'), addUser(h, 'watcher', 'monitor')]);
   admin = { authorization: `Bearer ${(await login(h, a.username, a.password)).json().access_token}` };
@@ -104,18 +107,15 @@ describe('notification settings', () => {
   });
 
   it("test-send goes through the deliver role and answers each provider's answer", async () => {
-    // Chat endpoints pass the SSRF guard too: a loopback Bot API or hook is refused until allowed.
-    const sentBefore = telegram.messages().length;
-    const refused = await call('POST', '/settings/notifications/channels/chat/test', admin);
-    expect(refused.json().results).toEqual(
-      expect.arrayContaining([
-        { destination: 'ops', ok: false, response: expect.stringMatching(/SSRF guard: 127\.0\.0\.1 is a loopback address/) },
-        { destination: 'team', ok: false, response: expect.stringMatching(/SSRF guard: 127\.0\.0\.1 is a loopback address/) },
-      ]),
-    );
-    expect(telegram.messages().length).toBe(sentBefore);
-    const allowed = await call('PUT', '/settings/notifications/channels/chat', admin, { allow: ['127.0.0.1'] });
-    expect(allowed.json()).toMatchObject({ allow: ['127.0.0.1'] });
+    // Chat endpoints pass the SSRF guard too: the loopback doubles are allowed by NOTIFY_CHAT_ALLOW (shown
+    // read-only), and an allow list saved through the API cannot add loopback.
+    const loopback = await call('PUT', '/settings/notifications/channels/chat', admin, { allow: ['127.0.0.1'] });
+    expect(loopback.statusCode).toBe(400);
+    expect(loopback.json().error.message).toMatch(/"127\.0\.0\.1" is not inside a private network.*NOTIFY_CHAT_ALLOW/);
+    expect((await call('GET', '/settings/notifications/channels/chat', admin)).json()).toMatchObject({
+      allow: [],
+      allow_environment: ['127.0.0.1'],
+    });
     const r = await call('POST', '/settings/notifications/channels/chat/test', admin);
     expect(r.statusCode).toBe(200);
     const body = r.json();
@@ -144,6 +144,63 @@ describe('notification settings', () => {
     ]);
     expect(hook.requests.length).toBe(before);
     expect((await call('POST', '/settings/notifications/channels/chat/test', monitor)).statusCode).toBe(403);
+  });
+});
+
+describe('SSRF allow lists saved through the API (issue 21)', () => {
+  it('may name private networks only: loopback, any, link-local, metadata and public entries are refused', async () => {
+    for (const entry of [
+      '127.0.0.1',
+      '::1',
+      '0.0.0.0/0',
+      '::/0',
+      '0.0.0.0',
+      '169.254.169.254',
+      'fe80::/10',
+      '10.0.0.0/7',
+      '100.64.0.0/10',
+      'fd00:ec2::/32',
+      '8.8.8.8',
+      'localhost',
+    ]) {
+      const r = await call('PUT', '/settings/notifications/channels/webhook', admin, { allow: ['10.1.0.0/16', entry] });
+      expect(r.statusCode, entry).toBe(400);
+      expect(r.json().error.message, entry).toMatch(
+        /allow list entry refused: .*only in the environment \(NOTIFY_WEBHOOK_ALLOW\)/,
+      );
+    }
+    const ok = await call('PUT', '/settings/notifications/channels/webhook', admin, {
+      allow: ['10.20.0.0/16', '192.168.7.9', 'fd12:3456::/32', 'hooks.internal.example'],
+    });
+    expect(ok.statusCode).toBe(200);
+    expect(ok.json()).toMatchObject({
+      allow: ['10.20.0.0/16', '192.168.7.9', 'fd12:3456::/32', 'hooks.internal.example'],
+      allow_environment: [],
+    });
+  });
+
+  it('a list stored before (or written around the API) still cannot open loopback: test-send is refused before connecting', async () => {
+    for (const [url, allow] of [
+      [`${hook.url}/wh`, ['0.0.0.0/0', '127.0.0.1', '::/0']],
+      [`${hook.url.replace('127.0.0.1', 'localhost')}/wh`, ['localhost']],
+    ] as const) {
+      await call('PUT', '/settings/notifications/channels/webhook', admin, { url, allow: [] });
+      await h.deps.pg.query(`UPDATE settings SET value = jsonb_set(value, '{allow}', $1::jsonb) WHERE key = 'notify.webhook'`, [
+        JSON.stringify(allow),
+      ]);
+      const before = hook.requests.length;
+      const w = await call('POST', '/settings/notifications/channels/webhook/test', admin);
+      expect(w.json().results, url).toEqual([
+        {
+          destination: 'default',
+          ok: false,
+          response: expect.stringMatching(
+            /SSRF guard: .*loopback address \(an allow list saved through the API opens private addresses only/,
+          ),
+        },
+      ]);
+      expect(hook.requests.length).toBe(before);
+    }
   });
 });
 

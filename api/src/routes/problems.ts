@@ -45,7 +45,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Querystring: FromSchema<typeof listQuery> }>(
     '/problems',
     {
-      config: { access: 'user' },
+      config: { access: 'user', device: true },
       schema: {
         operationId: 'listProblems',
         tags,
@@ -95,7 +95,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
   app.get<{ Params: IdParams }>(
     '/problems/:id',
     {
-      config: { access: 'user' },
+      config: { access: 'user', device: true },
       schema: {
         operationId: 'getProblem',
         tags,
@@ -115,7 +115,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
     app.post<{ Params: IdParams }>(
       `/problems/:id/${action}`,
       {
-        config: { access: 'user' },
+        config: { access: 'user', device: true },
         schema: {
           operationId: `${action}Problem`,
           tags,

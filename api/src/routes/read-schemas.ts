@@ -60,7 +60,7 @@ export const eventDetailSchema = {
 
 export const hostRowSchema = {
   type: 'object',
-  required: ['id', 'hostname', 'status', 'agent_version', 'last_seen'],
+  required: ['id', 'hostname', 'status', 'agent_version', 'last_seen', 'pending_changes', 'pending_change_kinds'],
   properties: {
     id: int,
     hostname: str,
@@ -77,6 +77,16 @@ export const hostRowSchema = {
     last_heartbeat: { ...ndt, description: 'receive time of the latest agent.heartbeat or report.daily.* event' },
     ssh_admin_ok: { type: 'boolean' },
     live_problems: { type: 'integer', description: 'open and acknowledged problems of visible types' },
+    pending_changes: {
+      type: 'integer',
+      description: 'pending changes (GET /host-changes?host_id=) an admin accepts or rejects before remote actions use them',
+    },
+    pending_change_kinds: {
+      type: 'array',
+      items: { type: 'string', enum: ['facts', 'identity', 'winrm_certificate'] },
+      description:
+        'kinds of the pending changes: identity = another agent instance or key speaks for the host (an identity conflict)',
+    },
     latest_version: { ...nstr, description: "newest release tag of the agent kind's update repository (api/ACTIONS.md)" },
     outdated: { type: 'boolean', description: 'agent_version is older than latest_version' },
   },
@@ -88,8 +98,15 @@ export const hostDetailSchema = {
     ...hostRowSchema.properties,
     ipv6: nstr,
     timezone: nstr,
-    agent_instance_id: nstr,
+    agent_instance_id: {
+      ...nstr,
+      description: 'the bound agent instance (set by the first events, changed only by an accepted identity change)',
+    },
     internal_address: nstr,
+    bound_key_id: { type: 'integer', nullable: true, description: 'id of the agent key the host is bound to' },
+    bound_key_name: { ...nstr, description: 'name of that agent key' },
+    bound_at: { ...ndt, description: 'when the binding was made or last accepted' },
+    winrm_cert_sha256: { ...nstr, description: 'SHA-256 (hex) of the pinned WinRM HTTPS certificate' },
     status_changed_at: ndt,
     inventory: {
       type: 'object',

@@ -16,7 +16,10 @@ let base: string;
 let token: string;
 
 beforeAll(async () => {
-  h = await createApiHarness('stream', { env: { SERVICE_STREAM_KEEPALIVE_SECONDS: '1', STREAM_BATCH_MS: '50' } });
+  // One user holds the 1,000 streams of the fan-out test: the per-user cap (stream-caps.int.test.ts) is raised.
+  h = await createApiHarness('stream', {
+    env: { SERVICE_STREAM_KEEPALIVE_SECONDS: '1', STREAM_BATCH_MS: '50', SERVICE_STREAM_MAX_PER_USER: '2000' },
+  });
   await addUser(h, 'mon', 'monitor');
   token = (await login(h, 'mon', 'pw-mon-secret')).json().access_token;
   await h.app.listen({ host: '127.0.0.1', port: 0 });

@@ -2,6 +2,8 @@
 // the live channel (published by the `stream` processor and by problem actions) are JSON objects
 // `{kind: 'events' | 'problems' | 'hosts', ...}`; each becomes one SSE frame named after its kind.
 // A comment line goes to every client each keep-alive interval so proxies keep the connection open.
+// The hub also counts each client's owner (user, mobile device) for the per-user and per-device caps:
+// the counts are this process's (each API process caps its own streams).
 import type { ServerResponse } from 'node:http';
 import type { Redis } from '@watchpost/runtime';
 import { counter, gauge } from '@watchpost/runtime';
@@ -31,8 +33,18 @@ export function sseFrame(message: string): string | null {
 
 export const KEEPALIVE_FRAME = ': keep-alive\n\n';
 
+/** Who holds a stream: its user, and the mobile device when it is a device's session. */
+export interface StreamOwner {
+  userId: number;
+  deviceId: number | null;
+}
+
 export class LiveHub {
   private readonly clients = new Set<ServerResponse>();
+  /** Owner of each client, and the number of streams per user and per device (oldest first). */
+  private readonly owners = new Map<ServerResponse, StreamOwner>();
+  private readonly perUser = new Map<number, number>();
+  private readonly perDevice = new Map<number, Set<ServerResponse>>();
   private readonly makeSubscriber: () => Redis;
   private readonly channel: string;
   private readonly keepAliveMs: number;
@@ -66,17 +78,58 @@ export class LiveHub {
     return this.ready;
   }
 
-  add(res: ServerResponse): void {
+  /** Streams this process holds for a user, or for a device. */
+  countOf(owner: { userId: number } | { deviceId: number }): number {
+    return 'userId' in owner ? (this.perUser.get(owner.userId) ?? 0) : (this.perDevice.get(owner.deviceId)?.size ?? 0);
+  }
+
+  /**
+   * A device's streams beyond `keep - 1`, oldest first: ended to make room for its new one (a phone that
+   * changed networks reconnects while its old connection still looks open here).
+   */
+  endOldestOf(deviceId: number, keep: number): void {
+    const streams = this.perDevice.get(deviceId);
+    if (!streams) return;
+    for (const res of [...streams].slice(0, Math.max(0, streams.size - keep + 1))) {
+      this.release(res);
+      res.end();
+    }
+  }
+
+  add(res: ServerResponse, owner?: StreamOwner): void {
     if (this.closed) {
       res.end();
       return;
     }
     this.clients.add(res);
+    if (owner) {
+      this.owners.set(res, owner);
+      this.perUser.set(owner.userId, (this.perUser.get(owner.userId) ?? 0) + 1);
+      if (owner.deviceId !== null) {
+        const set = this.perDevice.get(owner.deviceId) ?? new Set<ServerResponse>();
+        set.add(res);
+        this.perDevice.set(owner.deviceId, set);
+      }
+    }
     clientsGauge.set(this.clients.size);
-    res.on('close', () => {
-      this.clients.delete(res);
-      clientsGauge.set(this.clients.size);
-    });
+    res.on('close', () => this.release(res));
+  }
+
+  /** Forgets a client (closed, dropped or ended): once, however often called. */
+  private release(res: ServerResponse): void {
+    this.clients.delete(res);
+    clientsGauge.set(this.clients.size);
+    const owner = this.owners.get(res);
+    if (!owner) return;
+    this.owners.delete(res);
+    const n = (this.perUser.get(owner.userId) ?? 1) - 1;
+    if (n > 0) this.perUser.set(owner.userId, n);
+    else this.perUser.delete(owner.userId);
+    if (owner.deviceId !== null) {
+      const set = this.perDevice.get(owner.deviceId);
+      set?.delete(res);
+      if (set && set.size === 0) this.perDevice.delete(owner.deviceId);
+    }
   }
 
   broadcast(message: string): void {
@@ -90,7 +143,7 @@ export class LiveHub {
     for (const res of this.clients) {
       if (res.writableLength > MAX_BUFFERED_BYTES) {
         droppedCounter.inc();
-        this.clients.delete(res);
+        this.release(res);
         res.destroy();
         continue;
       }
@@ -105,6 +158,9 @@ export class LiveHub {
     if (this.timer) clearInterval(this.timer);
     for (const res of this.clients) res.end();
     this.clients.clear();
+    this.owners.clear();
+    this.perUser.clear();
+    this.perDevice.clear();
     clientsGauge.set(0);
     if (this.subscriber) await this.subscriber.quit().catch(() => this.subscriber?.disconnect());
   }

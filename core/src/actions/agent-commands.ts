@@ -28,6 +28,27 @@ export function configFor(c: AgentConfig, kind: AgentKind): Record<string, unkno
   return { ...c.all, ...c[kind] };
 }
 
+/** Who polls or answers: the request's agent key and the agent instance id it sent. */
+export interface AgentIdentity {
+  keyId: number;
+  agentInstanceId: string | null;
+}
+
+/**
+ * True when `who` is the host's bound agent: its key is the bound key (when one is bound) and its
+ * instance id the bound instance (when one is bound; a request without one then fails). A host bound to
+ * nothing yet, or none at all, has no agent to serve. Commands, configuration, updates and results are
+ * for the bound agent only (issue 21): the fleet's key sits on every host.
+ */
+export function isBoundAgent(
+  host: { agent_instance_id: string | null; bound_key_id: number | null } | null,
+  who: AgentIdentity,
+): boolean {
+  if (!host || (host.bound_key_id === null && host.agent_instance_id === null)) return false;
+  if (host.bound_key_id !== null && host.bound_key_id !== who.keyId) return false;
+  return host.agent_instance_id === null || host.agent_instance_id === who.agentInstanceId;
+}
+
 export interface AgentCommand {
   id: number;
   hostname: string;
@@ -72,7 +93,10 @@ export async function listAgentCommands(pg: Pool, hostname: string): Promise<Age
   return r.rows.map(view);
 }
 
-/** Commands for this host's poll: pending ones, and delivered ones whose result is overdue; marked delivered. */
+/**
+ * Commands for this host's poll: pending ones, and delivered ones whose result is overdue; marked
+ * delivered. Only for the host's bound agent (the caller checks isBoundAgent first).
+ */
 export async function takeAgentCommands(pg: Pool, hostname: string): Promise<AgentCommand[]> {
   const r = await pg.query<Row>(
     `UPDATE agent_commands SET status = 'delivered', delivered_at = now()
@@ -86,7 +110,10 @@ export async function takeAgentCommands(pg: Pool, hostname: string): Promise<Age
   return r.rows.map(view).sort((a, b) => a.id - b.id);
 }
 
-/** 'recorded', 'not_found' (unknown id or another host's command) or 'conflict' (already answered). */
+/**
+ * 'recorded', 'not_found' (unknown id or another host's command) or 'conflict' (already answered: a
+ * final command never changes). The caller checks first that the request comes from the host's bound agent.
+ */
 export async function recordAgentCommandResult(
   pg: Pool,
   id: number,

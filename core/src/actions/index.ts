@@ -9,6 +9,7 @@ export * from './secrets.ts';
 export * from './settings.ts';
 export * from './latest-versions.ts';
 export * from './targets.ts';
+export * from './target-networks.ts';
 export * from './agent-commands.ts';
 export * from './bundle-url.ts';
 export * from './jobs.ts';

@@ -3,7 +3,7 @@
 // Used by the API routes and the worker's automatic update fallback.
 import type { JobsOptions } from 'bullmq';
 import type { Pool } from '@watchpost/runtime';
-import type { ActionJobOf, ActionKind, ActionPayloads } from '@watchpost/schemas';
+import type { ActionActorRole, ActionJobOf, ActionKind, ActionPayloads } from '@watchpost/schemas';
 import { createAction, type ActionRecord } from './records.ts';
 
 /** One action of a kind with its payload (a host action's payload carries its `target`). */
@@ -25,8 +25,9 @@ export function actionJob<K extends ActionKind>(
   payload: ActionPayloads[K],
   actionId: number,
   deadline: Date,
+  actorRole: ActionActorRole,
 ): ActionJobOf<K> {
-  const job = { ...payload, kind, action_id: actionId, deadline: deadline.toISOString() };
+  const job = { ...payload, kind, action_id: actionId, deadline: deadline.toISOString(), actor_role: actorRole };
   return job;
 }
 
@@ -37,7 +38,7 @@ export function actionJob<K extends ActionKind>(
 export async function recordAction<K extends ActionKind>(
   pg: Pool,
   plan: { kind: K; payload: ActionPayloads[K] },
-  who: { actor: string; address: string | null },
+  who: { actor: string; role: ActionActorRole; address: string | null },
   deadline: Date,
 ): Promise<{ action: ActionRecord; job: ActionJobOf<K> }> {
   const { target, ...rest } = plan.payload as { target?: { host_id: number; hostname: string; address: string } };
@@ -49,5 +50,5 @@ export async function recordAction<K extends ActionKind>(
     address: who.address,
     params: target ? { ...rest, address: target.address } : rest,
   });
-  return { action, job: actionJob(plan.kind, plan.payload, action.id, deadline) };
+  return { action, job: actionJob(plan.kind, plan.payload, action.id, deadline, who.role) };
 }

@@ -5,10 +5,12 @@ import type { ActionsConfig, Pool } from '@watchpost/runtime';
 import { readFile } from 'node:fs/promises';
 import { decryptSecret, encryptSecret } from './secrets.ts';
 import { loadLatestVersions } from './latest-versions.ts';
+import { targetNetworksError } from './target-networks.ts';
 
 export const WINRM_SETTINGS_KEY = 'actions.winrm';
 export const SSH_SETTINGS_KEY = 'actions.ssh';
 export const AGENT_UPDATE_SETTINGS_KEY = 'actions.agent_update';
+export const TARGET_NETWORKS_SETTINGS_KEY = 'actions.target_networks';
 
 export interface WinrmSettings {
   username: string;
@@ -73,16 +75,19 @@ export async function loadWinrmSettings(pg: Pool, env: ActionsConfig, key: Buffe
 }
 
 /**
- * Why WinRM with these settings may not carry credentials, or null when it may. Plain HTTP needs the
- * explicit allowance; the automatic update fallback (started by what agents report, nobody watching)
- * also needs HTTPS with the certificate check, so a spoofed host address gets nothing.
+ * Why WinRM with these settings may not carry credentials, or null when it may. Over plain HTTP no peer
+ * can be verified: Basic (the password itself) is never sent there, NTLM only with the explicit
+ * allowance (labs). The automatic update fallback (nobody watching) also needs HTTPS with the
+ * certificate check. Over HTTPS the worker pins each host's certificate besides (winrm-host.ts).
  */
 export function winrmRefusal(
-  s: Pick<WinrmSettings, 'transport' | 'verifyTls' | 'allowUnencrypted'>,
+  s: Pick<WinrmSettings, 'transport' | 'verifyTls' | 'allowUnencrypted' | 'auth'>,
   automatic = false,
 ): string | null {
   if (automatic && (s.transport !== 'https' || !s.verifyTls))
     return 'the automatic update over WinRM needs HTTPS with the certificate check (the host address comes from its events); start it by hand';
+  if (s.transport === 'http' && s.auth === 'basic')
+    return 'WinRM Basic authentication over HTTP would send the administrator password readable to whatever answers at the host address: use HTTPS (port 5986); for a lab, NTLM with plain HTTP allowed';
   if (s.transport === 'http' && !s.allowUnencrypted)
     return 'WinRM over HTTP would send the administrator credentials unencrypted to whatever answers at the host address: use HTTPS (port 5986), or allow unencrypted WinRM in Settings → Remote access for a lab';
   return null;
@@ -206,4 +211,41 @@ export function agentKindOf(host: { product: string; os_family?: string | null }
   if (host.product === 'rdp-login-monitor') return 'windows';
   if (host.product === 'ssh-monitor') return 'linux';
   return host.os_family?.toLowerCase().startsWith('win') ? 'windows' : 'linux';
+}
+
+// --- target networks (issue 21): where remote actions may connect --------------------------------
+
+interface StoredTargetNetworks {
+  networks?: string[];
+}
+
+/** The target networks in force: the saved list, else SERVICE_ACTION_TARGET_NETWORKS. */
+export async function loadTargetNetworks(pg: Pool, env: ActionsConfig): Promise<string[]> {
+  const db = await readSetting<StoredTargetNetworks>(pg, TARGET_NETWORKS_SETTINGS_KEY);
+  return db?.networks ?? env.targetNetworks;
+}
+
+export async function targetNetworksView(pg: Pool, env: ActionsConfig) {
+  const db = await readSetting<StoredTargetNetworks>(pg, TARGET_NETWORKS_SETTINGS_KEY);
+  return {
+    networks: db?.networks ?? env.targetNetworks,
+    source: db?.networks ? ('database' as const) : env.targetNetworks.length > 0 ? ('environment' as const) : null,
+    environment: env.targetNetworks,
+  };
+}
+
+/**
+ * Saves the list (`null` removes it: the environment's applies again). Returns why it was refused, or
+ * null: every item a network, none of them "every address" (the API may not widen to everything).
+ */
+export async function saveTargetNetworks(pg: Pool, networks: readonly string[] | null, by: string): Promise<string | null> {
+  if (networks === null) {
+    await writeSetting(pg, TARGET_NETWORKS_SETTINGS_KEY, {}, by);
+    return null;
+  }
+  const list = [...new Set(networks.map((n) => n.trim()).filter(Boolean))];
+  const error = targetNetworksError(list, { fromApi: true });
+  if (error) return error;
+  await writeSetting(pg, TARGET_NETWORKS_SETTINGS_KEY, { networks: list } satisfies StoredTargetNetworks, by);
+  return null;
 }

@@ -1,6 +1,20 @@
 // The agent_update_offers table: which version the agent poll offered to which host (ingest), and whether
 // the host caught up or the automatic fallback update ran (the actions worker, fallback.ts in processors).
+// An offer arms the SSH/WinRM fallback, so it comes from the service's own comparison (the host's stored
+// version against the latest release) for the host's bound agent, never from what a poll claims.
 import type { Pool } from '@watchpost/runtime';
+import { isOutdated, parseVersion } from './version.ts';
+
+/**
+ * Whether the poll offers `latest` to a host's bound agent: its stored version (from its events, or read
+ * back by a remote update) is older. The version the agent claims in the poll can only hold an offer
+ * back (it just updated and its agent.update event is on the way), never create one.
+ */
+export function shouldOfferUpdate(stored: string | null, claimed: string | undefined, latest: string | null): boolean {
+  if (!isOutdated(stored, latest)) return false;
+  const claimedVersion = claimed === undefined ? null : parseVersion(claimed);
+  return claimedVersion === null || isOutdated(claimedVersion, latest);
+}
 
 /** Remembers that the poll offered `version` to the host (the first offer starts the fallback clock). */
 export async function recordUpdateOffer(pg: Pool, hostname: string, version: string): Promise<void> {

@@ -2,3 +2,5 @@
 export * from './status.ts';
 export * from './store.ts';
 export * from './reads.ts';
+export * from './changes.ts';
+export * from './binding.ts';

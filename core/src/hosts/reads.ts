@@ -1,12 +1,25 @@
 // The API's reads of hosts: the filtered list and the detail (status computed now, with the count of
-// live problems of visible types), the dashboard's counts, and the join that gives a problem its host.
+// live problems of visible types and the host's pending changes), the dashboard's counts, and the join
+// that gives a problem its host.
 import type { Pool } from '@watchpost/runtime';
 import type { HostStatus } from '@watchpost/schemas';
 import { hostStatusSql } from './status.ts';
 import type { HostRow } from './store.ts';
 
-/** A host as the API shows it: status computed now, live_problems = open + acknowledged of visible types. */
-export type HostView = Omit<HostRow, 'ssh_admin_checked_at' | 'ssh_host_key_sha256'> & { live_problems: number };
+/**
+ * A host as the API shows it: status computed now, live_problems = open + acknowledged of visible types,
+ * its binding (issue 21) and its pending changes (host_changes, changes.ts): how many and of which kinds.
+ */
+export type HostView = Omit<HostRow, 'ssh_admin_checked_at' | 'ssh_host_key_sha256'> & {
+  live_problems: number;
+  bound_key_id: number | null;
+  bound_key_name: string | null;
+  bound_at: Date | null;
+  winrm_cert_sha256: string | null;
+  pending_changes: number;
+  /** Kinds of the pending changes, sorted (at most one pending change per kind). */
+  pending_change_kinds: string[];
+};
 
 export interface HostViewOptions {
   staleMinutes: number;
@@ -18,6 +31,8 @@ export interface HostViewFilters {
   /** case-insensitive substring of hostname or display name */
   search?: string;
   status?: HostStatus;
+  /** true: only hosts with a pending change; false: only hosts without. */
+  pending?: boolean;
 }
 
 // $1 = stale minutes, $2 = hidden types
@@ -25,7 +40,11 @@ const VIEW_SELECT = `SELECT h.id, h.hostname, h.display_name, ${hostStatusSql('$
     h.timezone, h.product, h.product_version, h.agent_instance_id, h.internal_address, h.first_seen, h.last_seen,
     h.last_heartbeat, h.status_changed_at, h.ssh_admin_ok, h.inventory_hardware, h.inventory_software, h.inventory_at,
     (SELECT count(*)::int FROM problems p WHERE p.host = h.hostname AND p.status IN ('open', 'acknowledged')
-        AND NOT (p.type = ANY($2::text[]))) AS live_problems
+        AND NOT (p.type = ANY($2::text[]))) AS live_problems,
+    h.bound_key_id, (SELECT k.name FROM api_keys k WHERE k.id = h.bound_key_id) AS bound_key_name, h.bound_at,
+    h.winrm_cert_sha256,
+    (SELECT count(*)::int FROM host_changes c WHERE c.host_id = h.id AND c.status = 'pending') AS pending_changes,
+    ARRAY(SELECT c.kind FROM host_changes c WHERE c.host_id = h.id AND c.status = 'pending' ORDER BY c.kind) AS pending_change_kinds
   FROM hosts h`;
 
 /** Escapes LIKE wildcards so the search text matches literally. */
@@ -51,6 +70,8 @@ export async function listHostViews(
     params.push(f.status);
     where.push(`${hostStatusSql('$1')} = $${params.length}`);
   }
+  if (f.pending !== undefined)
+    where.push(`${f.pending ? '' : 'NOT '}EXISTS (SELECT 1 FROM host_changes c WHERE c.host_id = h.id AND c.status = 'pending')`);
   const w = where.length ? `WHERE ${where.join(' AND ')}` : '';
   const countParams = [...params];
   params.push(limit, offset);

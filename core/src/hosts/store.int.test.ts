@@ -45,6 +45,8 @@ function refresh(hostname: string, over: Partial<HostRefresh> = {}): HostRefresh
     product: 'ssh-monitor',
     product_version: '1.0.0',
     agent_instance_id: null,
+    bound_key_id: null,
+    bound_at: null,
     first_seen: t0,
     last_seen: t0,
     last_heartbeat: null,
@@ -69,7 +71,8 @@ describe('host store (Postgres)', () => {
       status: 'stale',
       status_changed_at: at(10),
     });
-    // A later batch: nulls keep the stored fields, latest product wins, heartbeat turns it online.
+    // A later batch: nulls keep the stored fields, the latest product version wins, heartbeat turns it
+    // online; the confirmed facts (os_family here) stay: only an accepted change sets them (issue 21).
     await upsert([
       refresh('up-1', {
         os_family: 'debian',
@@ -95,7 +98,7 @@ describe('host store (Postgres)', () => {
     expect(h).toEqual({
       display_name: 'Up One',
       fqdn: 'up-1.lan',
-      os_family: 'debian',
+      os_family: 'linux',
       product_version: '1.1.0',
       first_seen: t0,
       last_seen: at(21),

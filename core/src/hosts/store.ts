@@ -21,7 +21,11 @@ export interface HostRow {
   timezone: string | null;
   product: string;
   product_version: string;
+  /** The bound agent instance: set by the host's first event that carries one, then only by an accepted change. */
   agent_instance_id: string | null;
+  /** The bound agent key (api_keys.id), the same way (binding.ts). */
+  bound_key_id: number | null;
+  bound_at: Date | null;
   first_seen: Date;
   last_seen: Date;
   /** Receive time of the last agent.heartbeat or report.daily.* event. */
@@ -38,6 +42,8 @@ export interface HostRow {
   inventory_hardware: unknown;
   inventory_software: unknown;
   inventory_at: Date | null;
+  /** SHA-256 (hex) of the WinRM HTTPS certificate pinned at the first admin-approved connection. */
+  winrm_cert_sha256: string | null;
 }
 
 const COLUMNS = [
@@ -53,6 +59,8 @@ const COLUMNS = [
   'product',
   'product_version',
   'agent_instance_id',
+  'bound_key_id',
+  'bound_at',
   'first_seen',
   'last_seen',
   'last_heartbeat',
@@ -65,6 +73,7 @@ const COLUMNS = [
   'inventory_hardware',
   'inventory_software',
   'inventory_at',
+  'winrm_cert_sha256',
 ] as const satisfies readonly (keyof HostRow)[];
 
 export type HostColumn = (typeof COLUMNS)[number];
@@ -143,7 +152,10 @@ export async function findGatewayHost(db: Db, address: string): Promise<ActionHo
 
 // --- correlate ------------------------------------------------------------------------------------
 
-/** What a batch of events says about one host (correlate merges the batch into one per host). */
+/**
+ * What a batch of events says about one host (binding.ts's planHosts merges the batch into one per host).
+ * For a known host the facts (os_family, product, fqdn, ipv4) are ignored: only an accepted change sets them.
+ */
 export type HostRefresh = Pick<
   HostRow,
   | 'hostname'
@@ -157,6 +169,8 @@ export type HostRefresh = Pick<
   | 'product'
   | 'product_version'
   | 'agent_instance_id'
+  | 'bound_key_id'
+  | 'bound_at'
   | 'first_seen'
   | 'last_seen'
   | 'last_heartbeat'
@@ -166,9 +180,13 @@ export type HostRefresh = Pick<
 };
 
 /**
- * One upsert for every host of the batch (the caller sorts them: a fixed lock order). A new host gets
- * first_seen and status_changed_at from its first event; a known one keeps first_seen, takes the
- * latest last_seen and heartbeat, and turns online at its first liveness event of the batch.
+ * One upsert for every host of the batch (the caller sorts them: a fixed lock order). A new host is
+ * inserted bound (agent_instance_id, bound_key_id, bound_at) with its facts confirmed and first_seen and
+ * status_changed_at from its first event. A known host keeps first_seen, its binding (a part still
+ * missing, on a host bound before issue 21, is filled) and its confirmed facts (os_family, product, fqdn,
+ * ipv4, internal_address: changed only by accepting a pending change, changes.ts); it takes the latest
+ * last_seen and heartbeat, non-null descriptive fields and the product version, and turns online at its
+ * first liveness event.
  */
 export async function upsertHosts(c: PoolClient, rows: readonly HostRefresh[]): Promise<void> {
   if (rows.length === 0) return;
@@ -176,30 +194,30 @@ export async function upsertHosts(c: PoolClient, rows: readonly HostRefresh[]): 
     `WITH input AS (
        SELECT * FROM json_to_recordset($1::json) AS t(hostname text, display_name text, os_family text, os_version text,
          fqdn text, ipv4 text, ipv6 text, timezone text, product text, product_version text, agent_instance_id text,
-         first_seen timestamptz, last_seen timestamptz, last_heartbeat timestamptz, first_live_at timestamptz))
+         bound_key_id bigint, bound_at timestamptz, first_seen timestamptz, last_seen timestamptz, last_heartbeat timestamptz,
+         first_live_at timestamptz))
      INSERT INTO hosts (hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
-                        agent_instance_id, first_seen, last_seen, last_heartbeat, status, status_changed_at, internal_address)
+                        agent_instance_id, bound_key_id, bound_at, first_seen, last_seen, last_heartbeat, status,
+                        status_changed_at, internal_address)
      SELECT hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
-            agent_instance_id, first_seen, last_seen, last_heartbeat, 'online', first_seen, ipv4 FROM input
+            agent_instance_id, bound_key_id, bound_at, first_seen, last_seen, last_heartbeat, 'online', first_seen, ipv4
+       FROM input
      ON CONFLICT (hostname) DO UPDATE SET
        display_name = COALESCE(EXCLUDED.display_name, hosts.display_name),
-       os_family = EXCLUDED.os_family,
        os_version = COALESCE(EXCLUDED.os_version, hosts.os_version),
-       fqdn = COALESCE(EXCLUDED.fqdn, hosts.fqdn),
-       ipv4 = COALESCE(EXCLUDED.ipv4, hosts.ipv4),
        ipv6 = COALESCE(EXCLUDED.ipv6, hosts.ipv6),
        timezone = COALESCE(EXCLUDED.timezone, hosts.timezone),
-       product = EXCLUDED.product,
        product_version = EXCLUDED.product_version,
-       agent_instance_id = COALESCE(EXCLUDED.agent_instance_id, hosts.agent_instance_id),
+       agent_instance_id = COALESCE(hosts.agent_instance_id, EXCLUDED.agent_instance_id),
+       bound_key_id = COALESCE(hosts.bound_key_id, EXCLUDED.bound_key_id),
+       bound_at = COALESCE(hosts.bound_at, EXCLUDED.bound_at),
        last_seen = GREATEST(hosts.last_seen, EXCLUDED.last_seen),
        last_heartbeat = CASE WHEN EXCLUDED.last_heartbeat IS NULL THEN hosts.last_heartbeat
                              ELSE GREATEST(hosts.last_heartbeat, EXCLUDED.last_heartbeat) END,
        status = CASE WHEN EXCLUDED.last_heartbeat IS NULL THEN hosts.status ELSE 'online' END,
        status_changed_at = CASE WHEN EXCLUDED.last_heartbeat IS NOT NULL AND hosts.status <> 'online'
                                 THEN (SELECT i.first_live_at FROM input i WHERE i.hostname = EXCLUDED.hostname)
-                                ELSE hosts.status_changed_at END,
-       internal_address = COALESCE(EXCLUDED.ipv4, hosts.internal_address)`,
+                                ELSE hosts.status_changed_at END`,
     [JSON.stringify(rows)],
   );
 }
@@ -279,4 +297,70 @@ export async function setHostProductVersion(db: Db, hostId: number, version: str
 export async function deleteHostRow(c: PoolClient, id: number): Promise<string | null> {
   const r = await c.query<{ hostname: string }>('DELETE FROM hosts WHERE id = $1 RETURNING hostname', [id]);
   return r.rows[0]?.hostname ?? null;
+}
+
+// --- the agent poll (issue 21 item 3) --------------------------------------------------------------
+
+/** What the agent poll reads of a host: its binding (agent key and instance) and the confirmed agent facts. */
+export interface HostBinding {
+  id: number;
+  hostname: string;
+  product: string;
+  os_family: string;
+  /** As stored from the host's events (or read back by a remote update), never what a poll claims. */
+  product_version: string;
+  /** The bound agent instance (null: the host's agent sent none). */
+  agent_instance_id: string | null;
+  /** The bound agent key (null: not bound yet, e.g. a host from before the binding). */
+  bound_key_id: number | null;
+}
+
+/** A host's binding by hostname, null when no such host. */
+export async function findHostBinding(db: Db, hostname: string): Promise<HostBinding | null> {
+  const r = await db.query<HostBinding>(
+    `SELECT id, hostname, product, os_family, product_version, agent_instance_id, bound_key_id FROM hosts WHERE hostname = $1`,
+    [hostname],
+  );
+  return r.rows[0] ?? null;
+}
+
+// --- WinRM certificate pinning (issue 21, remote actions) -----------------------------------------
+// The SHA-256 of a host's WinRM HTTPS certificate, pinned at the first admin-approved connection. A
+// certificate that differs (or one not yet approved) leaves a pending `winrm_certificate` change
+// that an admin accepts (accepting applies proposed.cert_sha256).
+
+/** The pinned WinRM certificate (hex SHA-256) of a host, null when none is pinned yet (or no such host). */
+export async function pinnedWinrmCertificate(db: Db, hostId: number): Promise<string | null> {
+  const r = await db.query<{ winrm_cert_sha256: string | null }>('SELECT winrm_cert_sha256 FROM hosts WHERE id = $1', [hostId]);
+  return r.rows[0]?.winrm_cert_sha256 ?? null;
+}
+
+/**
+ * Pins the certificate when none is pinned yet; true when it is pinned now. A pending change that
+ * proposed this very certificate is settled (accepted by `by`).
+ */
+export async function pinWinrmCertificate(db: Db, hostId: number, sha256: string, by: string): Promise<boolean> {
+  const r = await db.query('UPDATE hosts SET winrm_cert_sha256 = $2 WHERE id = $1 AND winrm_cert_sha256 IS NULL', [
+    hostId,
+    sha256,
+  ]);
+  if (r.rowCount !== 1) return false;
+  await db.query(
+    `UPDATE host_changes SET status = 'accepted', decided_by = $3, decided_at = now()
+      WHERE host_id = $1 AND kind = 'winrm_certificate' AND status = 'pending' AND proposed->>'cert_sha256' = $2`,
+    [hostId, sha256, by],
+  );
+  return true;
+}
+
+/** Records (or refreshes) the pending `winrm_certificate` change of a host: the certificate it presented. */
+export async function proposeWinrmCertificate(db: Db, hostId: number, sha256: string, pinned: string | null): Promise<void> {
+  await db.query(
+    `INSERT INTO host_changes (host_id, kind, proposed, current)
+     VALUES ($1, 'winrm_certificate', jsonb_build_object('cert_sha256', $2::text), jsonb_build_object('cert_sha256', $3::text))
+     ON CONFLICT (host_id, kind) WHERE status = 'pending' DO UPDATE
+       SET proposed = EXCLUDED.proposed, current = EXCLUDED.current, last_seen = now(),
+           seen_count = host_changes.seen_count + 1`,
+    [hostId, sha256, pinned],
+  );
 }

@@ -2,8 +2,9 @@
 // WS-Management test double over a real socket (testkit/src/wsman-double.ts): host page (WinRM test,
 // sessions and log-off, SSH check failure with its reason, agent update, outdated flag), event page
 // (terminate an RDP session; gateway qwinsta and log-off as a monitor), Settings → Remote access
-// (NTLM chosen there, password never shown, a wrong password refused with the WinRM reason, git test
-// of unsaved values). The double speaks NTLM, so every WinRM action here authenticates with it.
+// (the target networks set there first, with their rules said in words; NTLM chosen there, password
+// never shown, a wrong password refused with the WinRM reason, git test of unsaved values). The double
+// speaks NTLM over plain HTTP (allowed for a lab), so every WinRM action here authenticates with it.
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -139,6 +140,31 @@ afterAll(async () => {
 });
 
 describe('remote actions in the browser', () => {
+  it('settings: target networks start empty (nothing connects), are checked in words, and are saved', async () => {
+    await page.goto(`${srv.url}/settings/remote-access`);
+    await page.waitForSelector('[data-testid=target-networks-form]');
+    expect(await text(page, '[data-testid=target-networks-source]')).toBe('not set');
+    expect(await text(page, '[data-testid=target-networks-empty]')).toMatch(/remote actions connect nowhere/);
+    const save = page.locator('button:has-text("Save target networks")');
+    await page.fill('#target-networks-input', '10.0.0.0/8\n0.0.0.0/0');
+    expect(await text(page, '[data-testid=target-networks-invalid]')).toBe(
+      '"0.0.0.0/0" would let remote actions connect to every address: list the networks of the managed hosts instead.',
+    );
+    expect(await save.isDisabled()).toBe(true);
+    await page.fill('#target-networks-input', 'intranet');
+    expect(await text(page, '[data-testid=target-networks-invalid]')).toMatch(/^"intranet" is not a network: write an address/);
+    // The double listens on loopback: listed explicitly, as the rule asks.
+    await page.fill('#target-networks-input', '10.0.0.0/8, 127.0.0.0/8');
+    expect(await page.locator('[data-testid=target-networks-invalid]').count()).toBe(0);
+    await save.click();
+    await page.waitForSelector('.n-message:has-text("Target networks saved")');
+    await page.reload();
+    await page.waitForSelector('[data-testid=target-networks-form]');
+    expect(await page.inputValue('#target-networks-input')).toBe('10.0.0.0/8\n127.0.0.0/8');
+    expect(await text(page, '[data-testid=target-networks-source]')).toBe('set here');
+    expect(await axeSerious(page)).toEqual([]);
+  });
+
   it('settings: NTLM and a write-only password; a wrong one is refused with the WinRM reason on the host page', async () => {
     await page.goto(`${srv.url}/settings/remote-access`);
     await page.waitForSelector('[data-testid=winrm-form]');

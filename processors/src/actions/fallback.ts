@@ -85,6 +85,7 @@ export async function runUpdateFallback(
       { target, agent, git_url: url.url, branch },
       action.id,
       new Date(Date.now() + FALLBACK_TTL_MS),
+      'system',
     );
     await queue.add('agent.update', job, actionJobOptions(action.id));
     started.push(action.id);

@@ -75,6 +75,7 @@ beforeAll(async () => {
       SERVICE_AGENT_UPDATE_LINUX_BRANCH: 'main',
       SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
       SERVICE_ACTION_TIMEOUT_MS: '20000',
+      SERVICE_ACTION_TARGET_NETWORKS: '127.0.0.0/8',
     },
   });
   worker = await startActionsWorker(h.config);

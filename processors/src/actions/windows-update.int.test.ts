@@ -42,7 +42,8 @@ const freePort = () =>
   });
 
 beforeAll(async () => {
-  win = await startWsmanDouble({ username: 'Administrator', password: 'secret-1' });
+  // HTTPS: the admin's first update pins the double's certificate (issue 21).
+  win = await startWsmanDouble({ username: 'Administrator', password: 'secret-1', tls: true });
   repo = createTestGitRepo();
   repo.commit({ 'install.ps1': 'Write-Output installed\r\n' }, { tag: 'v5.0.0' });
   repo.commit({ 'install.ps1': 'Write-Output installed 5.1\r\n' }, { tag: 'v5.1.0' });
@@ -52,6 +53,7 @@ beforeAll(async () => {
       SERVICE_WINRM_USERNAME: 'Administrator',
       SERVICE_WINRM_PASSWORD: 'secret-1',
       ...wsmanDoubleEnv(win),
+      SERVICE_ACTION_TARGET_NETWORKS: '127.0.0.0/8',
       SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
       SERVICE_PUBLIC_URL: `http://127.0.0.1:${port}`,
       SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS: 'true',

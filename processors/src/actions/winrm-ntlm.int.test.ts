@@ -1,7 +1,8 @@
 // WinRM over NTLM end to end: API route -> actions worker -> the WS-Management double with NTLM
 // (`Negotiate` carrying NTLMSSP, NTLMv2 response verified against the password; testkit ntlm-server.ts).
 // The authentication setting comes from the database over the environment; one handshake authenticates
-// the connection every request of a command then uses; a wrong password is a 400 with the reason.
+// the connection every request of a command then uses; a wrong password is a 400 with the reason. The
+// double speaks plain HTTP: NTLM may go there only with unencrypted WinRM allowed (a lab), Basic never.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
@@ -30,6 +31,7 @@ beforeAll(async () => {
       SERVICE_WINRM_PASSWORD: PASSWORD,
       ...wsmanDoubleEnv(win),
       SERVICE_WINRM_AUTH: 'basic',
+      SERVICE_ACTION_TARGET_NETWORKS: '127.0.0.0/8',
       SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
       SERVICE_ACTION_TIMEOUT_MS: '3000',
       SERVICE_ACTION_WAIT_MS: '5000',
@@ -53,11 +55,25 @@ afterAll(async () => {
 });
 
 describe('WinRM with NTLM', () => {
-  it('Basic against a host that offers only Negotiate is refused with the reason', async () => {
+  it('Basic over plain HTTP is refused before anything reaches the host', async () => {
+    // Issue 21: over HTTP no peer is verified, so the password itself never goes there.
     const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`);
     expect(r.status).toBe(400);
-    expect(r.body.error.message).toMatch(/authentication refused \(HTTP 401\) for CORP\\svc-watchpost/);
+    expect(r.body.error.message).toMatch(/WinRM Basic authentication over HTTP would send the administrator password/);
     expect(win.authLog).toEqual([]);
+    expect(win.connections).toBe(0);
+  });
+
+  it('NTLM over plain HTTP is refused unless unencrypted WinRM is allowed', async () => {
+    await call('PUT', '/settings/winrm', { auth: 'ntlm', allow_unencrypted: false });
+    try {
+      const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`);
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/WinRM over HTTP would send the administrator credentials unencrypted/);
+      expect(win.connections).toBe(0);
+    } finally {
+      await call('PUT', '/settings/winrm', { auth: 'basic', allow_unencrypted: true });
+    }
   });
 
   it('the ntlm setting (database over environment) runs the test over one authenticated connection', async () => {

@@ -1,10 +1,13 @@
 // WinRM actions end to end: API route -> actions queue -> actions worker -> a WS-Management test double
-// over a real socket (testkit/src/wsman-double.ts: SOAP envelopes of the Windows remote shell, Basic
-// authentication, recorded qwinsta/logoff outputs) -> the actions row and the audit log.
+// over a real socket (testkit/src/wsman-double.ts: HTTPS with a self-signed certificate, SOAP envelopes
+// of the Windows remote shell, Basic authentication, recorded qwinsta/logoff outputs) -> the actions row
+// and the audit log. The host's certificate is pinned as an admin's first action would have pinned it
+// (that step: winrm-pinning.int.test.ts); the target networks list loopback, where the double runs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { addUser, createApiHarness, insertEnvelopes, login, type ApiHarness } from '@watchpost/testkit/api';
 import { makeEnvelope } from '@watchpost/testkit';
+import { pinWinrmCertificate } from '@watchpost/core';
 import { insertHost, startActionsWorker, startWsmanDouble, wsmanDoubleEnv, type WsmanDouble } from '@watchpost/testkit/actions';
 import { ACTIONS } from './winrm.ts';
 
@@ -25,11 +28,12 @@ async function call(method: 'GET' | 'POST' | 'PUT', path: string, token = admin,
 }
 
 beforeAll(async () => {
-  win = await startWsmanDouble({ username: USER, password: PASSWORD });
+  win = await startWsmanDouble({ username: USER, password: PASSWORD, tls: true });
   h = await createApiHarness('actions_winrm', {
     env: {
       SERVICE_WINRM_USERNAME: USER,
       ...wsmanDoubleEnv(win),
+      SERVICE_ACTION_TARGET_NETWORKS: '127.0.0.0/8',
       SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
       SERVICE_ACTION_TIMEOUT_MS: '2000',
       SERVICE_ACTION_WAIT_MS: '4000',
@@ -46,6 +50,7 @@ beforeAll(async () => {
     version: '3.0.0',
     address: '127.0.0.1',
   });
+  await pinWinrmCertificate(h.stores.pg, hostId, win.certSha256!, 'ada');
   const windows = { product: 'rdp-login-monitor' as const, product_version: '3.0.0', agent_instance_id: 'w1' };
   const envs = [
     makeEnvelope({
@@ -98,11 +103,11 @@ describe('WinRM settings and connection test', () => {
       username: USER,
       password_set: true,
       password_source: 'database',
-      transport: 'http',
+      transport: 'https',
       port: win.port,
       auth: 'basic',
-      verify_tls: true,
-      allow_unencrypted: true,
+      verify_tls: false,
+      allow_unencrypted: false,
     });
     expect(JSON.stringify((await call('GET', '/settings/winrm')).body)).not.toContain('p@ss');
     const stored = await h.stores.pg.query("SELECT value::text AS v FROM settings WHERE key = 'actions.winrm'");
@@ -134,29 +139,32 @@ describe('WinRM settings and connection test', () => {
     expect(audit.rows[0]).toMatchObject({ actor: 'max', target: 'win-01' });
   });
 
-  it('plain HTTP is refused before any request unless unencrypted WinRM is allowed', async () => {
-    const put = await call('PUT', '/settings/winrm', admin, { allow_unencrypted: false });
-    expect(put.body.allow_unencrypted).toBe(false);
-    win.requests.length = 0;
-    try {
+  it('Basic over plain HTTP is refused before any request, even with unencrypted WinRM allowed', async () => {
+    // Issue 21: no peer can be verified over HTTP, so the password never goes there (NTLM may, in a lab).
+    for (const allow of [false, true]) {
+      const put = await call('PUT', '/settings/winrm', admin, { transport: 'http', allow_unencrypted: allow });
+      expect(put.body).toMatchObject({ transport: 'http', allow_unencrypted: allow });
+      win.seen.length = 0;
       const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor);
       expect(r.status).toBe(400);
-      expect(r.body.error.message).toMatch(/WinRM over HTTP would send the administrator credentials unencrypted/);
-      expect(win.requests).toEqual([]);
-    } finally {
-      await call('PUT', '/settings/winrm', admin, { allow_unencrypted: true });
+      expect(r.body.error.message).toMatch(/WinRM Basic authentication over HTTP would send the administrator password/);
+      expect(win.seen).toEqual([]);
     }
+    await call('PUT', '/settings/winrm', admin, { transport: 'https', allow_unencrypted: false });
     expect((await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor)).status).toBe(200);
   });
 
   it('HTTPS against an HTTP listener is a 400 that says so', async () => {
-    await call('PUT', '/settings/winrm', admin, { transport: 'https', port: win.port });
+    const plain = await startWsmanDouble({ username: USER, password: PASSWORD });
+    await call('PUT', '/settings/winrm', admin, { transport: 'https', port: plain.port });
     try {
       const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor);
       expect(r.status).toBe(400);
       expect(r.body.error.message).toMatch(/the host does not speak TLS on this port/);
+      expect(plain.seen).toEqual([]);
     } finally {
-      await call('PUT', '/settings/winrm', admin, { transport: 'http', port: win.port });
+      await call('PUT', '/settings/winrm', admin, { transport: 'https', port: win.port });
+      await plain.close();
     }
   });
 
@@ -272,7 +280,7 @@ describe('bounded waits', () => {
     const t0 = Date.now();
     const r = await call('POST', `/hosts/${down}/actions/winrm-test`);
     expect(r.status).toBe(400);
-    expect(r.body.error.message).toMatch(/WinRM at http:\/\/127\.0\.0\.2/);
+    expect(r.body.error.message).toMatch(/WinRM at https:\/\/127\.0\.0\.2/);
     expect(Date.now() - t0).toBeLessThan(4000);
   });
 

@@ -10,9 +10,17 @@
 // sealing) is not implemented: over HTTP, WinRM then needs AllowUnencrypted, so use HTTPS. (The
 // library draws the 8-byte client challenge with Math.random; the server challenge is what makes
 // each response fresh.)
-import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+//
+// No credential goes to an unverified peer (issue 21): the client dials the address that was checked
+// against the target networks (`connectAddress`), Basic is never sent over plain HTTP, and over HTTPS
+// every connection completes its TLS handshake and has its certificate's SHA-256 approved
+// (`verifyPeer`: the host's pin) before the first byte of a request is written.
+import { Agent as HttpAgent, request as httpRequest, type ClientRequestArgs } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { randomUUID } from 'node:crypto';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { isIP } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { createHash, randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import ntlm from '@ewsjs/ntlm-client';
 import { RemoteError } from './errors.ts';
@@ -44,7 +52,34 @@ export interface WinrmTarget {
   verifyTls: boolean;
   /** basic (default) or ntlm */
   auth?: 'basic' | 'ntlm';
+  /** The IP to dial: `address` resolved once and checked against the target networks (default: `address`). */
+  connectAddress?: string;
+  /**
+   * HTTPS: gets the SHA-256 (hex) of the certificate the first connection presents, after the TLS
+   * handshake and before any request; throws (a RemoteError) to refuse the peer. Every later connection
+   * of the client must present the same certificate. Without it HTTPS needs `verifyTls`.
+   */
+  verifyPeer?: (certSha256: string) => Promise<void>;
 }
+
+/** An HTTPS agent whose connections are opened (and verified) by `open` before any request is written. */
+class VerifiedTlsAgent extends HttpsAgent {
+  private readonly open: () => Promise<TLSSocket>;
+  constructor(open: () => Promise<TLSSocket>) {
+    super({ keepAlive: true, maxSockets: 1, maxCachedSessions: 0 });
+    this.open = open;
+  }
+  override createConnection(_options: ClientRequestArgs, callback?: (err: Error | null, stream: Duplex) => void) {
+    this.open().then(
+      (socket) => callback?.(null, socket),
+      (err: Error) => callback?.(err, undefined as unknown as Duplex),
+    );
+    return undefined;
+  }
+}
+
+/** The hex SHA-256 of a certificate (DER), as hosts.winrm_cert_sha256 stores it. */
+export const certificateSha256 = (der: Buffer) => createHash('sha256').update(der).digest('hex');
 
 /** `DOMAIN\\user` -> NTLM user and domain; `user@domain` (UPN) and `user` travel with an empty or the server's domain. */
 export function ntlmAccount(username: string): { user: string; domain: string | undefined } {
@@ -151,11 +186,24 @@ export class WinrmClient {
   readonly url: string;
   private agent: HttpAgent | undefined;
   private ntlmAuthenticated = false;
+  /** The certificate the first HTTPS connection presented and `verifyPeer` approved. */
+  private peerSha256: string | undefined;
 
   constructor(target: WinrmTarget, signal: AbortSignal) {
     this.t = target;
     this.signal = signal;
     this.url = endpointUrl(target);
+    if (target.transport === 'http' && (target.auth ?? 'basic') === 'basic')
+      throw new RemoteError(
+        `WinRM at ${this.url}: Basic authentication is never sent over plain HTTP (the password would travel readable)`,
+      );
+    if (target.transport === 'https' && !target.verifyTls && !target.verifyPeer)
+      throw new RemoteError(`WinRM at ${this.url}: the host's certificate is neither checked nor pinned`);
+  }
+
+  /** The certificate (hex SHA-256) this client's connections presented, once one did. */
+  get certificateSha256(): string | undefined {
+    return this.peerSha256;
   }
 
   /** POSTs one envelope; returns the parsed reply. Faults and HTTP errors become RemoteErrors. */
@@ -179,13 +227,80 @@ export class WinrmClient {
     return `Basic ${Buffer.from(`${this.t.username}:${this.t.password}`, 'utf8').toString('base64')}`;
   }
 
-  /** One socket for the client's lifetime (closed by `close`): NTLM authenticates the connection. */
-  private ntlmAgent(): HttpAgent {
+  /**
+   * One socket at a time, kept alive until `close` (NTLM authenticates the connection); over HTTPS each
+   * connection is verified before the agent hands it to a request.
+   */
+  private connection(): HttpAgent {
     this.agent ??=
       this.t.transport === 'https'
-        ? new HttpsAgent({ keepAlive: true, maxSockets: 1, rejectUnauthorized: this.t.verifyTls })
+        ? new VerifiedTlsAgent(() => this.dialTls())
         : new HttpAgent({ keepAlive: true, maxSockets: 1 });
     return this.agent;
+  }
+
+  /** The address dialled: the checked IP. */
+  private get dialAddress(): string {
+    return this.t.connectAddress ?? this.t.address;
+  }
+
+  /**
+   * A TLS connection to the checked address whose handshake is complete (the CA and name check when
+   * verifyTls) and whose certificate is the approved one: the first is approved by `verifyPeer`, later
+   * ones must present the same. Nothing has been written to it yet.
+   */
+  private dialTls(): Promise<TLSSocket> {
+    return new Promise((resolve, reject) => {
+      if (this.signal.aborted) return reject(new RemoteError(`WinRM at ${this.url}: timed out`));
+      const name = this.t.address;
+      const socket = tlsConnect({
+        host: this.dialAddress,
+        port: this.t.port,
+        // SNI and the certificate's name check use the host's name, not the address dialled.
+        ...(isIP(name) ? {} : { servername: name }),
+        rejectUnauthorized: this.t.verifyTls,
+      });
+      const fail = (err: unknown) => {
+        this.signal.removeEventListener('abort', onAbort);
+        socket.destroy();
+        reject(err instanceof RemoteError ? err : this.transportError(err as NodeJS.ErrnoException));
+      };
+      const onAbort = () => fail(new RemoteError(`WinRM at ${this.url}: timed out`));
+      this.signal.addEventListener('abort', onAbort, { once: true });
+      socket.once('error', fail);
+      socket.once('secureConnect', () => {
+        socket.removeListener('error', fail);
+        // Until the agent installs its own listeners, an error only ends this attempt.
+        socket.on('error', () => {});
+        const der = socket.getPeerCertificate().raw as Buffer | undefined;
+        if (!der) return fail(new RemoteError(`WinRM at ${this.url}: the host presented no certificate`));
+        const sha256 = certificateSha256(der);
+        const approved = async () => {
+          if (this.peerSha256 === undefined) {
+            if (this.t.verifyPeer) await this.t.verifyPeer(sha256);
+            this.peerSha256 = sha256;
+          } else if (sha256 !== this.peerSha256)
+            throw new RemoteError(
+              `WinRM at ${this.url}: the host presented another certificate during the action (SHA-256 ${sha256}, before ${this.peerSha256}); nothing was sent on it`,
+            );
+        };
+        approved().then(() => {
+          this.signal.removeEventListener('abort', onAbort);
+          if (socket.destroyed)
+            return reject(new RemoteError(`WinRM at ${this.url}: the connection closed during the certificate check`));
+          resolve(socket);
+        }, fail);
+      });
+    });
+  }
+
+  private transportError(err: NodeJS.ErrnoException): RemoteError {
+    if (this.signal.aborted) return new RemoteError(`WinRM at ${this.url}: timed out`);
+    if (this.t.transport === 'https' && /wrong version number/.test(err.message))
+      return new RemoteError(
+        `WinRM at ${this.url}: the host does not speak TLS on this port (an HTTP listener? use HTTPS, port 5986)`,
+      );
+    return new RemoteError(`WinRM at ${this.url}: ${err.code ?? ''} ${err.message}`.replace(/\s+/g, ' ').trim());
   }
 
   /** A request on the NTLM-authenticated connection, running the handshake first when needed. */
@@ -236,18 +351,19 @@ export class WinrmClient {
     const u = new URL(this.url);
     const opts = {
       method: 'POST',
-      hostname: u.hostname.replace(/^\[|\]$/g, ''),
+      // the checked address, never the name again (no second resolution); the name stays in Host
+      hostname: this.dialAddress,
       port: u.port,
       path: u.pathname,
       headers: {
+        host: u.host,
         'content-type': 'application/soap+xml;charset=UTF-8',
         'content-length': Buffer.byteLength(body),
         ...(authorization ? { authorization } : {}),
         'user-agent': 'watchpost WinRM client',
       },
       signal: this.signal,
-      ...(this.t.auth === 'ntlm' ? { agent: this.ntlmAgent() } : {}),
-      ...(this.t.transport === 'https' ? { rejectUnauthorized: this.t.verifyTls } : {}),
+      agent: this.connection(),
     };
     return new Promise((resolve, reject) => {
       const req = (this.t.transport === 'https' ? httpsRequest : httpRequest)(opts, (res) => {
@@ -264,14 +380,7 @@ export class WinrmClient {
         res.on('error', reject);
       });
       req.on('error', (err: NodeJS.ErrnoException) => {
-        if (this.signal.aborted) reject(new RemoteError(`WinRM at ${this.url}: timed out`));
-        else if (this.t.transport === 'https' && err.code === 'EPROTO' && /wrong version number/.test(err.message))
-          reject(
-            new RemoteError(
-              `WinRM at ${this.url}: the host does not speak TLS on this port (an HTTP listener? use HTTPS, port 5986)`,
-            ),
-          );
-        else reject(new RemoteError(`WinRM at ${this.url}: ${err.code ?? ''} ${err.message}`.replace(/\s+/g, ' ').trim()));
+        reject(err instanceof RemoteError && !this.signal.aborted ? err : this.transportError(err));
       });
       req.end(body);
     });

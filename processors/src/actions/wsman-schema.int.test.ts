@@ -18,7 +18,7 @@ const MS_WSMAN = 'http://schemas.microsoft.com/wbem/wsman/1/wsman.xsd';
 
 beforeAll(async () => {
   schemas = wsmanSchemas();
-  win = await startWsmanDouble({ username: 'Administrator', password: 'schema-pw-1' });
+  win = await startWsmanDouble({ username: 'Administrator', password: 'schema-pw-1', tls: true });
 }, 300_000);
 afterAll(async () => win?.close());
 
@@ -53,10 +53,14 @@ describe('WS-Management requests against the published schemas', () => {
       {
         address: '127.0.0.1',
         port: win.port,
-        transport: 'http',
+        transport: 'https',
         username: 'Administrator',
         password: 'schema-pw-1',
-        verifyTls: true,
+        // self-signed: the pin is the check (Basic never goes over plain HTTP)
+        verifyTls: false,
+        verifyPeer: async (sha256) => {
+          if (sha256 !== win.certSha256) throw new Error('not the double');
+        },
         auth: 'basic',
       },
       AbortSignal.timeout(5000),

@@ -2,6 +2,7 @@
 // transaction per batch, which also stores the partition's position (exactly once: processor.ts); the
 // batch consumer commits the Kafka offsets after it, as a hint where to resume.
 import type { RoleStarter } from '@watchpost/runtime';
+import { agentKeyIdOf } from '@watchpost/schemas';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
 import { consumerOptions } from '../kafka/consumer-options.ts';
 import { processBatch, type Clock } from './processor.ts';
@@ -25,7 +26,8 @@ export const correlateRole: RoleStarter = async ({ config, log, clients, fatal }
       if (batch.length === 0) return;
       const out = await processBatch(
         pool,
-        batch.map((m) => m.envelope as CorrelateEnvelope),
+        // The verified agent key travels in a header (a message without it: key unknown).
+        batch.map((m): CorrelateEnvelope => ({ ...(m.envelope as CorrelateEnvelope), agent_key_id: agentKeyIdOf(m.headers) })),
         {
           problemCorrelationWindowMinutes: config.problemCorrelationWindowMinutes,
           problemMinSeverity: config.problemMinSeverity,

@@ -6,8 +6,11 @@
 //    and are skipped; Kafka's committed offset is only a hint where to start reading. An event id
 //    seen twice in the batch, or already on a problem's timeline (an agent's retry that reached Kafka
 //    twice), is skipped too; other repeats (heartbeats, logins) are idempotent host refreshes.
-// 2. The rules (rules/*.ts) say what the batch must read; hosts are upserted (one row per host, the
-//    batch's latest fields), then live problems, sessions and inventories are loaded and locked once.
+// 2. The batch's known hosts are locked and their binding read (core/src/hosts/binding.ts); the rules
+//    (rules/*.ts) say what the batch must read; every event is decided against its host's binding in
+//    offset order (bind, bound agent, changed facts, identity conflict), the hosts are upserted (one row
+//    per host) with the pending changes, then live problems, sessions and inventories are loaded and
+//    locked once.
 // 3. The events run in offset order against that in-memory state (work.ts), which is then written
 //    with one statement per table.
 //
@@ -21,12 +24,18 @@ import {
   effectiveSeverity,
   eventsOnTimelines,
   findHostsByHostname,
+  identitySuspects,
   loadTypeSettings,
+  lockConfirmedHosts,
   lockLiveProblems,
   pgSafeJson,
   pgSafeKey,
   pgSafeText,
+  planHosts,
+  plausibleInstanceId,
+  upsertHostChanges,
   upsertHosts,
+  type HostObservation,
   type HostRefresh,
 } from '@watchpost/core';
 import { INVENTORY_TYPE, isLivenessType, type CorrelateEnvelope } from './rules.ts';
@@ -69,8 +78,11 @@ const optText = (s: string | undefined) => (s === undefined ? undefined : pgSafe
 export function pgSafeEnvelope(env: CorrelateEnvelope): CorrelateEnvelope {
   const e = env.event;
   const h = e.host;
+  // An implausible instance id (blank, over 128 characters, control characters) counts as absent.
+  const instance = plausibleInstanceId(e.source.agent_instance_id);
   return {
     received_at: env.received_at,
+    agent_key_id: env.agent_key_id ?? null,
     event: {
       ...e,
       event_id: e.event_id.toLowerCase(),
@@ -79,7 +91,7 @@ export function pgSafeEnvelope(env: CorrelateEnvelope): CorrelateEnvelope {
       source: {
         product: pgSafeText(e.source.product),
         product_version: pgSafeText(e.source.product_version),
-        agent_instance_id: optText(e.source.agent_instance_id),
+        agent_instance_id: optText(instance ?? undefined),
       },
       host: {
         hostname: pgSafeKey(h.hostname),
@@ -153,9 +165,18 @@ async function applyBatch(
   }
 
   const typeSettings = await loadTypeSettings(c);
+  // Hosts first (the same lock order as the liveness scan and the API's change decisions: host rows
+  // by hostname, then problems): their binding decides what each event may change.
+  const observations = fresh.map(observationOf);
+  const known = await lockConfirmedHosts(
+    c,
+    observations.map((o) => o.hostname),
+  );
+  const suspects = identitySuspects(known, observations);
+  const observed = new Map<EventCtx, HostObservation>();
   const needs = new Needs();
   const maybeOnTimeline: string[] = [];
-  const events: EventCtx[] = fresh.map((env) => {
+  const events: EventCtx[] = fresh.map((env, i) => {
     const e = env.event;
     const receivedAt = new Date(env.received_at);
     const severity = effectiveSeverity(typeSettings, e.type, e.severity);
@@ -175,7 +196,10 @@ async function applyBatch(
         title: e.title,
       },
       settings,
+      identitySuspect: suspects.has(e.host.hostname),
+      identity: { kind: 'bound' },
     };
+    observed.set(ev, observations[i]!);
     let timeline = false;
     for (const rule of RULES) timeline = rule.needs(ev, needs).timeline || timeline;
     if (timeline) maybeOnTimeline.push(e.event_id);
@@ -185,8 +209,13 @@ async function applyBatch(
   const todo = done.size > 0 ? events.filter((ev) => !done.has(ev.self.event_id)) : events;
 
   if (todo.length > 0) {
-    // Hosts first: the same lock order as the liveness scan (host row, then its problems).
-    await upsertHosts(c, hostRows(todo));
+    const plan = planHosts(
+      known,
+      todo.map((ev) => observed.get(ev)!),
+    );
+    todo.forEach((ev, i) => (ev.identity = plan.verdicts[i]!));
+    await upsertHosts(c, plan.hosts);
+    await upsertHostChanges(c, plan.changes);
     const live = await lockLiveProblems(c, [...needs.fingerprints]);
     const sessions = await loadSessions(c, needs);
     const inventories = await loadInventories(c, needs);
@@ -209,59 +238,32 @@ async function applyBatch(
   return out;
 }
 
-/** The batch's host refreshes, one row per host: what applying each event's upsert in order leaves. */
-function hostRows(events: readonly Pick<EventCtx, 'e' | 'host' | 'receivedAt'>[]): HostRefresh[] {
-  const rows = new Map<string, HostRefresh>();
-  for (const ev of events) {
-    const h = ev.e.host;
-    const s = ev.e.source;
-    const live = isLivenessType(ev.e.type) ? ev.receivedAt : null;
-    const r = rows.get(ev.host);
-    if (!r) {
-      rows.set(ev.host, {
-        hostname: ev.host,
-        display_name: h.display_name ?? null,
-        os_family: h.os_family,
-        os_version: h.os_version ?? null,
-        fqdn: h.fqdn ?? null,
-        ipv4: h.ipv4 ?? null,
-        ipv6: h.ipv6 ?? null,
-        timezone: h.timezone ?? null,
-        product: s.product,
-        product_version: s.product_version,
-        agent_instance_id: s.agent_instance_id ?? null,
-        first_seen: ev.receivedAt,
-        last_seen: ev.receivedAt,
-        last_heartbeat: live,
-        first_live_at: live,
-      });
-      continue;
-    }
-    // Non-null fields of a later event win; os_family and product always come from the latest.
-    r.display_name = h.display_name ?? r.display_name;
-    r.os_family = h.os_family;
-    r.os_version = h.os_version ?? r.os_version;
-    r.fqdn = h.fqdn ?? r.fqdn;
-    r.ipv4 = h.ipv4 ?? r.ipv4;
-    r.ipv6 = h.ipv6 ?? r.ipv6;
-    r.timezone = h.timezone ?? r.timezone;
-    r.product = s.product;
-    r.product_version = s.product_version;
-    r.agent_instance_id = s.agent_instance_id ?? r.agent_instance_id;
-    if (ev.receivedAt > r.last_seen) r.last_seen = ev.receivedAt;
-    if (live) {
-      if (!r.last_heartbeat || live > r.last_heartbeat) r.last_heartbeat = live;
-      r.first_live_at ??= live;
-    }
-  }
-  return [...rows.values()].sort((a, b) => (a.hostname < b.hostname ? -1 : a.hostname > b.hostname ? 1 : 0));
+/** What an event (made safe) says about its host. */
+function observationOf(env: CorrelateEnvelope): HostObservation {
+  const e = env.event;
+  const h = e.host;
+  return {
+    hostname: h.hostname,
+    event_id: e.event_id,
+    received_at: new Date(env.received_at),
+    live: isLivenessType(e.type),
+    agent_instance_id: e.source.agent_instance_id,
+    key_id: env.agent_key_id ?? null,
+    os_family: h.os_family,
+    product: e.source.product,
+    product_version: e.source.product_version,
+    display_name: h.display_name ?? null,
+    os_version: h.os_version ?? null,
+    fqdn: h.fqdn ?? null,
+    ipv4: h.ipv4 ?? null,
+    ipv6: h.ipv6 ?? null,
+    timezone: h.timezone ?? null,
+  };
 }
 
-/** hostRows of safe envelopes (bench:correlate's floor writes the same rows). */
+/** The host rows a batch of safe envelopes upserts into an empty table (bench:correlate's floor writes the same rows). */
 export function hostRowsOf(envelopes: readonly CorrelateEnvelope[]): HostRefresh[] {
-  return hostRows(
-    envelopes.map((env) => ({ e: env.event, host: env.event.host.hostname, receivedAt: new Date(env.received_at) })),
-  );
+  return planHosts(new Map(), envelopes.map(observationOf)).hosts;
 }
 
 async function loadSessions(c: PoolClient, needs: Needs): Promise<Map<string, RdgSessionRow>> {

@@ -30,6 +30,8 @@ export interface CorrelateEvent {
 export interface CorrelateEnvelope {
   received_at: string;
   event: CorrelateEvent;
+  /** The verified agent key id from the message's AGENT_KEY_HEADER (not in the value); absent = unknown. */
+  agent_key_id?: number | null;
 }
 
 // ---- event classes -------------------------------------------------------------------------------

@@ -1,14 +1,14 @@
 // One outbound HTTP POST with a deadline; the answer's body is read up to 4 KiB (enough to report).
 import http from 'node:http';
 import https from 'node:https';
-import { checkUrl, guardedLookup } from './ssrf.ts';
+import { checkUrl, guardedLookup, hostListing, type Allow } from './ssrf.ts';
 import { DeliveryError } from './errors.ts';
 
 export interface PostOptions {
   headers?: Record<string, string>;
   timeoutMs: number;
-  /** SSRF guard with this allow list; undefined: no guard. */
-  guard?: string[];
+  /** SSRF guard with these allow lists (a bare list: the environment's); undefined: no guard. */
+  guard?: Allow;
 }
 
 export async function post(url: string, body: string, opts: PostOptions): Promise<{ status: number; body: string }> {
@@ -29,7 +29,7 @@ export async function post(url: string, body: string, opts: PostOptions): Promis
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...opts.headers },
-        ...(opts.guard ? { lookup: guardedLookup(opts.guard, opts.guard.includes(u.hostname)) } : {}),
+        ...(opts.guard ? { lookup: guardedLookup(opts.guard, hostListing(u.hostname, opts.guard)) } : {}),
         signal: AbortSignal.timeout(opts.timeoutMs),
       },
       (res) => {

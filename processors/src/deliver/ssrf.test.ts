@@ -73,6 +73,34 @@ describe('SSRF guard', () => {
     expect((ftp as Error).message).toMatch(/scheme ftp: is not allowed/);
   });
 
+  it('a list saved through the API opens private addresses only, whatever it says (issue 21)', () => {
+    const admin = (list: string[]) => ({ environment: [], admin: list });
+    expect(refusal('10.1.2.3', admin(['10.0.0.0/8']))).toBeNull();
+    expect(refusal('fd12::5', admin(['fd12::/16']))).toBeNull();
+    for (const ip of ['127.0.0.1', '::1', '169.254.169.254', 'fe80::1', '0.0.0.0', '100.100.100.200', 'fd00:ec2::254'])
+      expect(refusal(ip, admin(['0.0.0.0/0', '::/0', ip])), ip).toMatch(/opens private addresses only/);
+    // A name on the saved list may resolve to a private address, never to loopback.
+    expect(refusal('192.168.1.5', admin([]), true)).toBeNull();
+    expect(refusal('127.0.0.1', admin([]), true)).toMatch(/loopback address \(an allow list saved through the API/);
+    // The environment's list opens what it names.
+    expect(refusal('127.0.0.1', { environment: ['127.0.0.1'], admin: [] })).toBeNull();
+  });
+
+  it('refuses a loopback target named or resolved through a saved list, before connecting', async () => {
+    const before = hits;
+    for (const [url, list] of [
+      [`http://127.0.0.1:${port}/x`, ['0.0.0.0/0']],
+      [`http://localhost:${port}/x`, ['localhost']],
+    ] as const) {
+      const err = await post(url, '{}', { timeoutMs: 2000, guard: { environment: [], admin: [...list] } }).catch(
+        (e: unknown) => e,
+      );
+      expect(err, url).toBeInstanceOf(DeliveryError);
+      expect((err as Error).message, url).toMatch(/SSRF guard: .*opens private addresses only/);
+    }
+    expect(hits).toBe(before);
+  });
+
   it('connects to an allow-listed address or host name', async () => {
     expect((await post(`http://127.0.0.1:${port}/x`, '{}', { timeoutMs: 2000, guard: ['127.0.0.1'] })).status).toBe(200);
     expect((await post(`http://localhost:${port}/x`, '{}', { timeoutMs: 2000, guard: ['localhost'] })).status).toBe(200);

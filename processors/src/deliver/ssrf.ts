@@ -1,11 +1,15 @@
 // The SSRF guard of outbound webhooks: a URL's host is resolved, and every address that is not
 // globally routable (loopback, private, link-local incl. the 169.254.169.254 metadata service,
-// unique-local, CGNAT, multicast, reserved, v4-mapped or embedded private v4) is refused unless the
-// configured allow list names it (an address, a CIDR, or the exact host name). The connection is
-// then made to the address that was checked (no second lookup an attacker's DNS could change).
+// unique-local, CGNAT, multicast, reserved, v4-mapped or embedded private v4) is refused unless an
+// allow list names it (an address, a CIDR, or the exact host name). Two lists: the environment's
+// (NOTIFY_<CHANNEL>_ALLOW) opens anything it names; the one saved through the API opens only private
+// addresses (core's `adminMayOpen`: never loopback, link-local, metadata), whatever is stored, so an
+// admin session cannot point test-send at the service's own host. The connection is then made to the
+// address that was checked (no second lookup an attacker's DNS could change).
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
+import { adminMayOpen, type SsrfAllow } from '@watchpost/core';
 
 export class SsrfRefused extends Error {
   constructor(message: string) {
@@ -28,40 +32,61 @@ function inAllowList(addr: ipaddr.IPv4 | ipaddr.IPv6, allow: string[]): boolean 
   return false;
 }
 
-/** Why an address is refused, or null when it may be connected to. */
-export function refusal(ip: string, allow: string[]): string | null {
+/** The guard's lists: a bare list is the environment's (it opens anything it names). */
+export type Allow = string[] | SsrfAllow;
+const lists = (a: Allow): SsrfAllow => (Array.isArray(a) ? { environment: a, admin: [] } : a);
+
+/**
+ * Why an address is refused, or null when it may be connected to. `adminHost`: the URL's host name is
+ * on the saved list, so any private address it resolves to is let through too.
+ */
+export function refusal(ip: string, allow: Allow, adminHost = false): string | null {
+  const { environment, admin } = lists(allow);
   if (!ipaddr.isValid(ip)) return `${ip} is not an IP address`;
   let addr = ipaddr.parse(ip);
   if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).isIPv4MappedAddress()) addr = (addr as ipaddr.IPv6).toIPv4Address();
-  if (inAllowList(addr, allow)) return null;
+  if (inAllowList(addr, environment)) return null;
   const range = addr.range();
-  if (range !== 'unicast') return `${ip} is a ${range} address`;
   // ::a.b.c.d (deprecated IPv4-compatible) is rated unicast by ipaddr.js, though some stacks reach a.b.c.d.
-  if (addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0))
-    return `${ip} is an IPv4-compatible address`;
-  return null;
+  const compatible = addr.kind() === 'ipv6' && (addr as ipaddr.IPv6).parts.slice(0, 6).every((p) => p === 0);
+  const why = range !== 'unicast' ? `${ip} is a ${range} address` : compatible ? `${ip} is an IPv4-compatible address` : null;
+  if (why === null) return null;
+  if (adminHost || inAllowList(addr, admin)) {
+    if (adminMayOpen(addr.toString())) return null;
+    return `${why} (an allow list saved through the API opens private addresses only; this one only NOTIFY_<CHANNEL>_ALLOW can)`;
+  }
+  return why;
 }
 
 /** Throws SsrfRefused unless the URL's host (a literal address or every resolved one) may be reached. */
-export async function checkUrl(url: URL, allow: string[]): Promise<void> {
+export async function checkUrl(url: URL, allow: Allow): Promise<void> {
   if (!['http:', 'https:'].includes(url.protocol)) throw new SsrfRefused(`scheme ${url.protocol} is not allowed`);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (allow.includes(host)) return;
+  if (lists(allow).environment.includes(host)) return;
   if (isIP(host)) {
     const why = refusal(host, allow);
     if (why) throw new SsrfRefused(`refused by the SSRF guard: ${why}`);
   }
 }
 
+/** How the guard treats a URL's host name: named by the environment's list (anything), by the saved one (private), or neither. */
+export function hostListing(host: string, allow: Allow): 'environment' | 'admin' | null {
+  const { environment, admin } = lists(allow);
+  return environment.includes(host) ? 'environment' : admin.includes(host) ? 'admin' : null;
+}
+
 /** A `lookup` for http.request that refuses hosts resolving to a refused address (checked at connect time). */
-export function guardedLookup(allow: string[], hostAllowed: boolean): LookupFunction {
+export function guardedLookup(allow: Allow, listed: 'environment' | 'admin' | null | boolean): LookupFunction {
+  // `true`: named by the environment's list (the former boolean form).
+  const hostAllowed = listed === true || listed === 'environment';
+  const adminHost = listed === 'admin';
   return (hostname, options, callback) => {
     dnsLookup(hostname, { all: true }).then(
       (addrs) => {
-        const ok = hostAllowed ? addrs : addrs.filter((a) => refusal(a.address, allow) === null);
+        const ok = hostAllowed ? addrs : addrs.filter((a) => refusal(a.address, allow, adminHost) === null);
         const first = ok[0];
         if (!first) {
-          const why = addrs.map((a) => refusal(a.address, allow)).join('; ');
+          const why = addrs.map((a) => refusal(a.address, allow, adminHost)).join('; ');
           callback(new SsrfRefused(`refused by the SSRF guard: ${hostname} resolves to ${why || 'nothing'}`), '', 4);
           return;
         }

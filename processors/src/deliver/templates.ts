@@ -77,11 +77,23 @@ export function render(subject: NotificationSubject, rule: NotifyRule): Rendered
         emailHtml: subject.html,
       };
     case 'login_lockout':
-      return lines('🔒 Login locked after repeated failures', [
-        ['User', subject.username],
-        ['Address', subject.address],
-        ['At', subject.at],
-      ]);
+      return lines(
+        '🔒 Login locked after repeated failures',
+        [
+          ['User', subject.username],
+          ['Address', subject.address],
+          ['At', subject.at],
+          [
+            'Not alerted',
+            subject.not_alerted
+              ? `${subject.not_alerted} more lockout${subject.not_alerted === 1 ? '' : 's'} since ${subject.not_alerted_since ?? '?'} (alert cap; see the audit log)`
+              : undefined,
+          ],
+        ],
+        subject.alerts_paused_until
+          ? `Alert cap reached: further lockouts until ${subject.alerts_paused_until} are recorded (audit log) but not sent.`
+          : undefined,
+      );
     case 'test':
       return lines(
         '✅ Test notification from watchpost',

@@ -16,7 +16,7 @@
 // the in-memory fetch position so the next fetch continues after the buffered messages; after a
 // rebalance kafkajs restarts from the committed offsets, so buffered-but-uncommitted messages are
 // dropped on GROUP_JOIN and simply read again.
-import type { Consumer, EachBatchPayload, Kafka, KafkaMessage, Message, Producer } from 'kafkajs';
+import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage, Message, Producer } from 'kafkajs';
 import { counter, gauge, histogram, type Logger } from '@watchpost/runtime';
 import { deadLetterRecord, decodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
 import { PartitionBuffer, type BufferedBatch } from './partition-buffer.ts';
@@ -32,6 +32,8 @@ export interface DecodedMessage<T = EventEnvelope> {
   topic: string;
   partition: number;
   offset: string;
+  /** The message's Kafka headers as read (e.g. AGENT_KEY_HEADER on events.v1); absent when it has none. */
+  headers?: IHeaders;
 }
 
 /** An undecoded message (raw mode: the handler decodes, e.g. in a worker thread). */
@@ -435,6 +437,7 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
               partition: batch.partition,
               offset: m.offset,
             };
+            if (m.headers && Object.keys(m.headers).length > 0) dm.headers = m.headers;
             keepRaw(dm, m);
             st.buffer.add({ kind: 'decoded', m: dm }, m.offset, now, bytes);
           } else {

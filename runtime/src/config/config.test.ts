@@ -130,4 +130,14 @@ describe('config', () => {
     });
     expect(loadConfig({}).metrics).toEqual({ host: '127.0.0.1', port: undefined, token: undefined });
   });
+
+  it('target networks: empty by default (no remote action connects), CIDRs checked, a bad item names the variable', () => {
+    expect(loadConfig({}).actions.targetNetworks).toEqual([]);
+    expect(loadConfig({ SERVICE_ACTION_TARGET_NETWORKS: '10.0.0.0/8, 192.168.1.5' }).actions.targetNetworks).toEqual([
+      '10.0.0.0/8',
+      '192.168.1.5',
+    ]);
+    expect(() => loadConfig({ SERVICE_ACTION_TARGET_NETWORKS: '10.0.0.0/33' })).toThrow(/SERVICE_ACTION_TARGET_NETWORKS/);
+    expect(() => loadConfig({ SERVICE_ACTION_TARGET_NETWORKS: 'corp.example' })).toThrow(/SERVICE_ACTION_TARGET_NETWORKS/);
+  });
 });

@@ -1,6 +1,7 @@
 // One typed config, read from the environment once at start. A wrong value stops the start with a
 // message naming the variable. Defaults are documented in README.md (Configuration).
 import { createECDH } from 'node:crypto';
+import { isIP } from 'node:net';
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { localUrls } from './local-stack.ts';
@@ -154,6 +155,19 @@ export interface Config {
     maxFailuresPerUser: number;
     maxFailuresPerAddress: number;
     maxConcurrentVerifications: number;
+    /** Lifetime of the device cookie a successful login sets (OWASP device cookies); also how long an address counts as known. */
+    deviceCookieDays: number;
+    /** Failed logins with one valid device cookie before that cookie alone is locked. */
+    maxFailuresPerDevice: number;
+    /** A user's most recent successful addresses exempt from the per-username lockout (0: none). */
+    knownAddresses: number;
+    /** Failed enrollment-code guesses per client address (IPv6: per /64) in the login window (api/MOBILE.md). */
+    enrollMaxFailuresPerAddress: number;
+    /** Failed enrollment-code guesses a minute across all addresses, then every enrollment waits. */
+    enrollMaxFailuresPerMinute: number;
+    /** Live streams (SSE) at once per user, and per mobile device, in one API process. */
+    maxStreamsPerUser: number;
+    maxStreamsPerDevice: number;
   };
   /** Remote actions (api/ACTIONS.md): the `actions` worker role, WinRM, SSH, agent updates. */
   actions: ActionsConfig;
@@ -176,6 +190,11 @@ export interface ActionsConfig {
   /** How long the API waits for a synchronous action before answering 504. */
   waitMs: number;
   concurrency: number;
+  /**
+   * SERVICE_ACTION_TARGET_NETWORKS: the networks (CIDRs) remote actions may connect to, the default of the
+   * setting in Settings → Remote access; empty = none (no remote action connects anywhere).
+   */
+  targetNetworks: string[];
   /** AES-256-GCM key for credentials at rest (base64 of 32 bytes); generated into the state dir when unset. */
   secretsKey: string | undefined;
   winrm: {
@@ -455,6 +474,13 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       maxFailuresPerUser: int(env, 'SERVICE_LOGIN_MAX_FAILURES_PER_USER', 10, 3, 1000),
       maxFailuresPerAddress: int(env, 'SERVICE_LOGIN_MAX_FAILURES_PER_ADDRESS', 30, 3, 10_000),
       maxConcurrentVerifications: int(env, 'SERVICE_LOGIN_MAX_CONCURRENT', 4, 1, 256),
+      deviceCookieDays: int(env, 'SERVICE_LOGIN_DEVICE_COOKIE_DAYS', 30, 1, 365),
+      maxFailuresPerDevice: int(env, 'SERVICE_LOGIN_MAX_FAILURES_PER_DEVICE', 3, 1, 1000),
+      knownAddresses: int(env, 'SERVICE_LOGIN_KNOWN_ADDRESSES', 5, 0, 100),
+      enrollMaxFailuresPerAddress: int(env, 'SERVICE_ENROLL_MAX_FAILURES_PER_ADDRESS', 10, 3, 1000),
+      enrollMaxFailuresPerMinute: int(env, 'SERVICE_ENROLL_MAX_FAILURES_PER_MINUTE', 60, 1, 100_000),
+      maxStreamsPerUser: int(env, 'SERVICE_STREAM_MAX_PER_USER', 10, 1, 100_000),
+      maxStreamsPerDevice: int(env, 'SERVICE_STREAM_MAX_PER_DEVICE', 2, 1, 100),
     },
     actions: actionsConfig(env),
     devices: {
@@ -501,6 +527,23 @@ function notifyConfig(env: Env): NotifyConfig {
   };
 }
 
+/** SERVICE_ACTION_TARGET_NETWORKS: comma-separated CIDRs (a bare address is one host); checked, not widened. */
+function targetNetworks(env: Env, name: string): string[] {
+  const items = (env[name] ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  for (const i of items) {
+    const [addr = '', prefix, extra] = i.split('/');
+    const family = isIP(addr);
+    const max = family === 6 ? 128 : 32;
+    const ok =
+      family !== 0 && extra === undefined && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= max));
+    if (!ok) throw new ConfigError(name, `expected comma-separated networks such as 10.20.0.0/16 or fd00::/8, got "${i}"`);
+  }
+  return [...new Set(items)];
+}
+
 function actionsConfig(env: Env): ActionsConfig {
   const timeoutMs = int(env, 'SERVICE_ACTION_TIMEOUT_MS', 30_000, 1000, 600_000);
   const waitMs = int(env, 'SERVICE_ACTION_WAIT_MS', timeoutMs + 15_000, 1000, 900_000);
@@ -523,6 +566,7 @@ function actionsConfig(env: Env): ActionsConfig {
     updateTimeoutMs: int(env, 'SERVICE_AGENT_UPDATE_TIMEOUT_MS', 600_000, 5000, 3_600_000),
     waitMs,
     concurrency: int(env, 'SERVICE_ACTIONS_CONCURRENCY', 4, 1, 64),
+    targetNetworks: targetNetworks(env, 'SERVICE_ACTION_TARGET_NETWORKS'),
     secretsKey: env.SERVICE_SECRETS_KEY || undefined,
     winrm: {
       username: str(env, 'SERVICE_WINRM_USERNAME', ''),

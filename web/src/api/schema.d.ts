@@ -11,7 +11,7 @@ export interface paths {
     put?: never;
     /**
      * Log in with username and password
-     * @description Returns an access token (JWT, 15 min by default) and a refresh token (30 days by default). A wrong password and an unknown user get the same 401 INVALID_CREDENTIALS. At most 3 guesses per username and client address are evaluated in the counting window (15 min by default), however many arrive at once; then, and after 10 per username from any address or 30 per address for any username, logins in that scope get 429 RATE_LIMITED with Retry-After (details.scope: pair, username or address) until the lockout (15 min by default) ends. 503 UNAVAILABLE with Retry-After when too many passwords are being verified at once. Cookie flow (browsers): with `refresh_cookie: true` at login the refresh token is set as the httpOnly, SameSite=Strict cookie `watchpost_refresh` (Path=/api/v1/auth) and left out of the body; /auth/refresh and /auth/logout called with `{}` use that cookie, rotate or clear it, and also leave the refresh token out of the body.
+     * @description Returns an access token (JWT, 15 min by default) and a refresh token (30 days by default). A wrong password and an unknown user get the same 401 INVALID_CREDENTIALS. At most 3 guesses per username and client address are evaluated in the counting window (15 min by default), however many arrive at once; then, and after 10 per username from any address or 30 per address for any username, logins in that scope get 429 RATE_LIMITED with Retry-After (details.scope: pair, username or address) until the lockout (15 min by default) ends. A browser where the user logged in before sends its device cookie (set by every successful cookie-flow login: HttpOnly, SameSite=Strict, 30 days by default): its attempts are judged by that cookie alone (3 failures lock only that cookie, details.scope device), so strangers cannot lock the owner out of it; an address the user logged in from recently is not subject to the per-username lock either. 503 UNAVAILABLE with Retry-After when too many passwords are being verified at once. Cookie flow (browsers): with `refresh_cookie: true` at login the refresh token is set as the httpOnly, SameSite=Strict cookie `watchpost_refresh` (Path=/api/v1/auth) and left out of the body; /auth/refresh and /auth/logout called with `{}` use that cookie, rotate or clear it, and also leave the refresh token out of the body.
      *
      *     Access: public.
      */
@@ -75,9 +75,9 @@ export interface paths {
     };
     /**
      * The logged-in user
-     * @description Access: any logged-in user (monitor or admin).
+     * @description Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getMe'];
     put?: never;
@@ -97,9 +97,9 @@ export interface paths {
     };
     /**
      * List users
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['listUsers'];
     put?: never;
@@ -107,7 +107,7 @@ export interface paths {
      * Create a user
      * @description Usernames are stored lower-case and match ^[a-z0-9][a-z0-9._@-]{0,63}$. Passwords: at least 12 characters.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['createUser'];
     delete?: never;
@@ -133,7 +133,7 @@ export interface paths {
      * Change a user’s role and/or active flag
      * @description Takes effect at once: the user’s existing access tokens are refused on their next request (role mismatch or inactive). 409 LAST_ADMIN when the change would leave no active admin.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     patch: operations['updateUser'];
     trace?: never;
@@ -151,7 +151,7 @@ export interface paths {
      * Reset a user’s password
      * @description Every access and refresh token issued to the user before is refused from now on.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['setUserPassword'];
     delete?: never;
@@ -169,9 +169,9 @@ export interface paths {
     };
     /**
      * Severity overrides and visibility per event type
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['listEventTypeSettings'];
     put?: never;
@@ -194,13 +194,13 @@ export interface paths {
      * Set the severity override and visibility of an event type
      * @description severity_override null = the severity sent by the agent. The override applies at read time, so also to events already stored, and in correlation for new events. visible=false hides the type from events lists, dashboard, hosts and problems.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     put: operations['putEventTypeSetting'];
     post?: never;
     /**
      * Remove the settings of an event type (back to the agent’s severity, visible)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     delete: operations['deleteEventTypeSetting'];
     options?: never;
@@ -217,14 +217,14 @@ export interface paths {
     };
     /**
      * UI settings
-     * @description Access: any logged-in user (monitor or admin).
+     * @description Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getUiSettings'];
     /**
      * Change UI settings
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     put: operations['putUiSettings'];
     post?: never;
@@ -245,9 +245,9 @@ export interface paths {
      * Audit log
      * @description Logins (success, failure, rate limit), refresh-token reuse, logouts, user changes, setting changes, API key changes and host deletions. `action` matches by prefix on dot boundaries (`auth.login` matches `auth.login.failure`). For the next page pass `before_id` = the last id of this page.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['listAuditLog'];
     put?: never;
@@ -267,9 +267,9 @@ export interface paths {
     };
     /**
      * List agent API keys
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['listApiKeys'];
     put?: never;
@@ -277,7 +277,7 @@ export interface paths {
      * Create an agent API key
      * @description The key is in this answer only; just its sha256 is stored.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['createApiKey'];
     delete?: never;
@@ -298,7 +298,7 @@ export interface paths {
     post?: never;
     /**
      * Revoke an agent API key
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     delete: operations['revokeApiKey'];
     options?: never;
@@ -317,9 +317,9 @@ export interface paths {
      * List events, newest first
      * @description Filters combine with AND. `severity` matches the severity after the per-type override. `type` matches the type itself and every type below it (`rdg.connection` matches `rdg.connection.success`, ...). `from`/`to` are inclusive bounds on occurred_at: an ISO 8601 date (a whole UTC day) or a date-time. Types hidden by the visibility setting are left out. `total` is exact (an event delivered twice is counted once).
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     get: operations['listEvents'];
     put?: never;
@@ -341,9 +341,9 @@ export interface paths {
      * One event with its full JSON
      * @description Events of hidden types are returned too (hidden: true); only lists leave them out.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     get: operations['getEvent'];
     put?: never;
@@ -363,11 +363,11 @@ export interface paths {
     };
     /**
      * List hosts
-     * @description `search` matches hostname or display name (case-insensitive substring). Status is computed when read: online while the last heartbeat/daily report (or first event) is at most SERVICE_HEARTBEAT_STALE_MINUTES old. Sorted by hostname.
+     * @description `search` matches hostname or display name (case-insensitive substring). Status is computed when read: online while the last heartbeat/daily report (or first event) is at most SERVICE_HEARTBEAT_STALE_MINUTES old. Sorted by hostname. `pending_changes` counts the changes an admin has to accept or reject (GET /host-changes).
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['listHosts'];
     put?: never;
@@ -387,9 +387,9 @@ export interface paths {
     };
     /**
      * One host
-     * @description Access: any logged-in user (monitor or admin).
+     * @description Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getHost'];
     put?: never;
@@ -398,9 +398,143 @@ export interface paths {
      * Delete a host with its problems and events
      * @description Deletes the host record and its problems (with timelines) in Postgres, then submits a ClickHouse mutation deleting its events (ALTER TABLE events DELETE; ClickHouse applies it in the background, usually within seconds). The host is recreated by the next event its agent sends. Audited as host.delete.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     delete: operations['deleteHost'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/host-changes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List host changes (default: pending), by hostname then kind
+     * @description A pending change is what a host reported that differs from its confirmed facts (kind facts), another agent instance or key speaking for it (identity), or a WinRM certificate that differs from the pinned one (winrm_certificate). Remote actions use only the confirmed values until an admin accepts. At most one pending change per host and kind: a newer proposal replaces the older one (seen_count, last_seen).
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    get: operations['listHostChanges'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/host-changes/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One host change
+     * @description Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    get: operations['getHostChange'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/host-changes/{id}/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Accept one host change
+     * @description Applies `proposed` to the host in one transaction (facts: os_family, product, fqdn, ipv4, internal_address; identity: those and the binding: agent_instance_id, agent key, bound_at; winrm_certificate: the pinned certificate) and marks the change accepted. Deciding an identity change (either way) resolves the host_identity_conflict problem of the host (resolved_by manual). Audited as host.change.accept. 409 CONFLICT when the change is no longer pending (details.reason ALREADY_DECIDED, details.status; of two admins deciding at once exactly one applies) or its proposal is no longer the `proposed` given (details.reason CHANGED: reload and decide again).
+     *
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    post: operations['acceptHostChange'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/host-changes/accept': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Accept several host changes
+     * @description Each change as POST /host-changes/{id}/accept does, all in ONE transaction; a change no longer pending (or changed) is answered `conflict` in `items` and the rest are decided. 400 unless exactly one of ids, changes or all is given.  Deciding an identity change (either way) resolves the host_identity_conflict problem of the host (resolved_by manual). Audited as host.change.accept.
+     *
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    post: operations['acceptHostChanges'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/host-changes/{id}/reject': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reject one host change
+     * @description Marks the change rejected; the host keeps its confirmed facts and binding. Deciding an identity change (either way) resolves the host_identity_conflict problem of the host (resolved_by manual). Audited as host.change.reject. 409 CONFLICT when the change is no longer pending (details.reason ALREADY_DECIDED, details.status; of two admins deciding at once exactly one applies) or its proposal is no longer the `proposed` given (details.reason CHANGED: reload and decide again).
+     *
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    post: operations['rejectHostChange'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/host-changes/reject': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reject several host changes
+     * @description Each change as POST /host-changes/{id}/reject does, all in ONE transaction; a change no longer pending (or changed) is answered `conflict` in `items` and the rest are decided. 400 unless exactly one of ids, changes or all is given.  Deciding an identity change (either way) resolves the host_identity_conflict problem of the host (resolved_by manual). Audited as host.change.reject.
+     *
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    post: operations['rejectHostChanges'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -417,9 +551,9 @@ export interface paths {
      * List problems, newest first
      * @description Metrics rule: with `created_within_hours` and no `status`, the list holds only open and acknowledged problems created in that window; resolved ones of the window are counted apart in `counts.resolved`. An explicit `status` is honoured as given. `counts` has every status under the other filters. Severity is matched after the per-type override; problems of hidden types are left out. `type` matches the type and every type below it.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     get: operations['listProblems'];
     put?: never;
@@ -439,9 +573,9 @@ export interface paths {
     };
     /**
      * One problem with its event timeline
-     * @description Access: any logged-in user (monitor or admin).
+     * @description Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     get: operations['getProblem'];
     put?: never;
@@ -465,7 +599,7 @@ export interface paths {
      * Acknowledge a problem (open -> acknowledged)
      * @description 409 CONFLICT when the state machine refuses: acknowledge is allowed only from open, resolve from open or acknowledged. details.reason is ALREADY_ACKNOWLEDGED or ALREADY_RESOLVED, details.status the current status.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     post: operations['acknowledgeProblem'];
     delete?: never;
@@ -487,7 +621,7 @@ export interface paths {
      * Resolve a problem (open or acknowledged -> resolved, resolved_by manual)
      * @description 409 CONFLICT when the state machine refuses: acknowledge is allowed only from open, resolve from open or acknowledged. details.reason is ALREADY_ACKNOWLEDGED or ALREADY_RESOLVED, details.status the current status.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     post: operations['resolveProblem'];
     delete?: never;
@@ -507,9 +641,9 @@ export interface paths {
      * Dashboard figures of the last 24 hours
      * @description Event figures cover events whose occurred_at is within the last 24 hours, types hidden by the visibility setting left out everywhere (heartbeat and daily-report counters included), severities after the per-type override.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     get: operations['getDashboardSummary'];
     put?: never;
@@ -529,11 +663,11 @@ export interface paths {
     };
     /**
      * Live dashboard counters (server-sent events)
-     * @description text/event-stream. Frames: `event: ready` once at connect (data {"keepalive_seconds"}), then `event: events` (data {"kind":"events","at","total","severity":{info,warning,high,critical},"daily_reports","heartbeats"}: increments per ingested batch), `event: problems` (data {"kind":"problems","action":"opened|reopened|acknowledged|resolved","problem":{...}}) and `event: hosts` (data {"kind":"hosts","hostname","status":"online|stale|removed","previous","counts":{total,online,stale}}). A comment line `: keep-alive` every SERVICE_STREAM_KEEPALIVE_SECONDS (15). Browsers authenticate with `new EventSource("/api/v1/stream/events?access_token=<JWT>")`; the Authorization header works too.
+     * @description text/event-stream. Frames: `event: ready` once at connect (data {"keepalive_seconds"}), then `event: events` (data {"kind":"events","at","total","severity":{info,warning,high,critical},"daily_reports","heartbeats"}: increments per ingested batch), `event: problems` (data {"kind":"problems","action":"opened|reopened|acknowledged|resolved","problem":{...}}) and `event: hosts` (data {"kind":"hosts","hostname","status":"online|stale|removed","previous","counts":{total,online,stale}}). A comment line `: keep-alive` every SERVICE_STREAM_KEEPALIVE_SECONDS (15). Browsers authenticate with `new EventSource("/api/v1/stream/events?access_token=<JWT>")`; the Authorization header works too. At most SERVICE_STREAM_MAX_PER_USER (10) streams per user at once on one API process (429 TOO_MANY_STREAMS beyond it); a mobile device holds at most SERVICE_STREAM_MAX_PER_DEVICE (2): a new one ends its oldest.
      *
-     *     Access: any logged-in user (monitor or admin). The access token may also be passed as the `access_token` query parameter (EventSource cannot send headers).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md). The access token may also be passed as the `access_token` query parameter (EventSource cannot send headers).
      *
-     *     Access: any logged-in user (monitor or admin). The access token may also be passed as the `access_token` query parameter (EventSource cannot send headers).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md). The access token may also be passed as the `access_token` query parameter (EventSource cannot send headers).
      */
     get: operations['streamEvents'];
     put?: never;
@@ -555,9 +689,9 @@ export interface paths {
      * Remote actions, newest first
      * @description Keyset paging: pass the last id of a page as `before_id` for the next one.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getActions'];
     put?: never;
@@ -577,9 +711,9 @@ export interface paths {
     };
     /**
      * One remote action (poll it until status is succeeded or failed)
-     * @description Access: any logged-in user (monitor or admin).
+     * @description Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getActionsId'];
     put?: never;
@@ -603,7 +737,7 @@ export interface paths {
      * WinRM connection test
      * @description Runs `hostname` over WinRM with the configured Windows administrator. result: {ok, endpoint, remote_hostname}.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['postHostsIdActionsWinrmTest'];
     delete?: never;
@@ -625,7 +759,7 @@ export interface paths {
      * List the sessions on a Windows host (qwinsta over WinRM)
      * @description result: {endpoint, sessions: [{id, session_name, username, state, current}], raw}.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['postHostsIdActionsSessions'];
     delete?: never;
@@ -645,7 +779,7 @@ export interface paths {
     put?: never;
     /**
      * Terminate one session on a Windows host (logoff over WinRM)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['postHostsIdActionsSessionsSessionIdLogoff'];
     delete?: never;
@@ -667,7 +801,7 @@ export interface paths {
      * SSH administration check (sets and persists ssh_admin_ok)
      * @description Connects with the configured SSH user and key and checks for root or passwordless sudo (`sudo -n true`). result: {ssh_admin_ok, via: root|sudo|null, host_key_sha256}. The host key is pinned at the first connection.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['postHostsIdActionsSshCheck'];
     delete?: never;
@@ -689,7 +823,7 @@ export interface paths {
      * Update the agent now over SSH (Linux) or WinRM (Windows)
      * @description Linux: installs the updater script when missing, runs it with the configured git URL and branch, reads the version back. Windows: the host downloads the zip bundle from the service over a short-lived signed URL, then the version is read back. result: {agent, version, previous_version?, installed_updater?, git_url, branch}.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['postHostsIdActionsAgentUpdate'];
     delete?: never;
@@ -735,7 +869,7 @@ export interface paths {
      * Terminate the session of an rdp.login.success event
      * @description The user is the event's actor user (details.user, username, target_user or account); the host is the event's host. Every session of that user on the host is logged off. result: {user, logged_off: [{id, session_name, state}]}.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['postEventsEventIdActionsTerminateSession'];
     delete?: never;
@@ -757,7 +891,7 @@ export interface paths {
      * qwinsta on the Windows host behind a gateway event (synchronous)
      * @description Resolves the event's internal address (details.internal_address, target_address, internal_ip, target_host or resource; a :port is ignored) to a registered Windows host and runs qwinsta there over WinRM. Admins and monitors (spec rule 3). result: {endpoint, sessions, raw}.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['postEventsEventIdActionsGatewayQwinsta'];
     delete?: never;
@@ -779,7 +913,7 @@ export interface paths {
      * logoff on the Windows host behind a gateway event (synchronous)
      * @description With `session_id`: logs off that session (for a monitor, only a session of the event user: another answers 400). Without: logs off every session of the event user (details.user, ...). Admins and monitors (spec rule 3).
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['postEventsEventIdActionsGatewayLogoff'];
     delete?: never;
@@ -797,18 +931,46 @@ export interface paths {
     };
     /**
      * Windows administrator for WinRM (database over environment)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getSettingsWinrm'];
     /**
      * Save the Windows administrator for WinRM
      * @description Fields left out keep their value; `password: null` removes the stored password. Stored encrypted (AES-256-GCM).
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     put: operations['putSettingsWinrm'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/settings/target-networks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The networks remote actions may connect to (database over environment)
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
+     *
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    get: operations['getSettingsTargetNetworks'];
+    /**
+     * Save the networks remote actions may connect to
+     * @description Before any SSH or WinRM connection the host address is resolved and every address must lie inside one of these networks; the connection goes to the address checked. 400 VALIDATION_FAILED names an item that is no network or would allow every address.
+     *
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    put: operations['putSettingsTargetNetworks'];
     post?: never;
     delete?: never;
     options?: never;
@@ -825,16 +987,16 @@ export interface paths {
     };
     /**
      * SSH user and key for Linux hosts (database over environment)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getSettingsSsh'];
     /**
      * Save the SSH user and private key
      * @description private_key: an unencrypted OpenSSH or PEM private key; stored encrypted (AES-256-GCM); `null` removes it.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     put: operations['putSettingsSsh'];
     post?: never;
@@ -853,16 +1015,16 @@ export interface paths {
     };
     /**
      * Agent-update repositories per agent kind (linux = ssh-monitor, windows = rdp-login-monitor)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getSettingsAgentUpdates'];
     /**
      * Save the agent-update repositories
      * @description git_url: https:// or ssh:// (file:// only with SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS); branch: a git branch name.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     put: operations['putSettingsAgentUpdates'];
     post?: never;
@@ -885,7 +1047,7 @@ export interface paths {
      * Test a git repository for agent updates (unsaved form values welcome)
      * @description The actions worker runs `git ls-remote` against the URL (allow-listed schemes only) and checks the branch. result: {ok, branch_found, tags, latest_version}. A failure is 400 ACTION_FAILED with git's message. Nothing is saved.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['postSettingsAgentUpdatesGitTest'];
     delete?: never;
@@ -905,14 +1067,14 @@ export interface paths {
      * Desired agent configuration returned by the agent poll
      * @description `all` applies to every agent; `linux` and `windows` add to it for that kind (their keys win).
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getSettingsAgentConfig'];
     /**
      * Save the desired agent configuration (at most 16 KiB)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     put: operations['putSettingsAgentConfig'];
     post?: never;
@@ -931,15 +1093,15 @@ export interface paths {
     };
     /**
      * Commands queued for the host's agent and their results, newest first (last 100)
-     * @description Access: any logged-in user (monitor or admin).
+     * @description Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getHostsIdAgentCommands'];
     put?: never;
     /**
      * Queue a command for the host's agent (delivered by its next poll)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['postHostsIdAgentCommands'];
     delete?: never;
@@ -959,14 +1121,14 @@ export interface paths {
      * The notification policy: minimum severity and channels
      * @description Defaults come from NOTIFY_MIN_SEVERITY and NOTIFY_CHANNELS; a saved policy overrides them (source says which).
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getNotificationPolicy'];
     /**
      * Set the notification policy
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     put: operations['putNotificationPolicy'];
     post?: never;
@@ -985,16 +1147,16 @@ export interface paths {
     };
     /**
      * The chat channel configuration (secrets masked)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getNotificationChannel_chat'];
     /**
      * Update the chat channel configuration
      * @description Fields left out keep their value; a secret set to null is removed (the environment value applies again). Secrets are stored encrypted (AES-256-GCM) and never returned.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     put: operations['putNotificationChannel_chat'];
     post?: never;
@@ -1017,7 +1179,7 @@ export interface paths {
      * Send a test message through the chat channel
      * @description Queued for the deliver role, which sends to every destination of the saved configuration; answers each provider's answer. 504 when no deliver worker answered in NOTIFY_TEST_WAIT_MS.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['testNotificationChannel_chat'];
     delete?: never;
@@ -1035,16 +1197,16 @@ export interface paths {
     };
     /**
      * The webhook channel configuration (secrets masked)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getNotificationChannel_webhook'];
     /**
      * Update the webhook channel configuration
      * @description Fields left out keep their value; a secret set to null is removed (the environment value applies again). Secrets are stored encrypted (AES-256-GCM) and never returned.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     put: operations['putNotificationChannel_webhook'];
     post?: never;
@@ -1067,7 +1229,7 @@ export interface paths {
      * Send a test message through the webhook channel
      * @description Queued for the deliver role, which sends to every destination of the saved configuration; answers each provider's answer. 504 when no deliver worker answered in NOTIFY_TEST_WAIT_MS.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['testNotificationChannel_webhook'];
     delete?: never;
@@ -1085,16 +1247,16 @@ export interface paths {
     };
     /**
      * The email channel configuration (secrets masked)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getNotificationChannel_email'];
     /**
      * Update the email channel configuration
      * @description Fields left out keep their value; a secret set to null is removed (the environment value applies again). Secrets are stored encrypted (AES-256-GCM) and never returned.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     put: operations['putNotificationChannel_email'];
     post?: never;
@@ -1117,7 +1279,7 @@ export interface paths {
      * Send a test message through the email channel
      * @description Queued for the deliver role, which sends to every destination of the saved configuration; answers each provider's answer. 504 when no deliver worker answered in NOTIFY_TEST_WAIT_MS.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['testNotificationChannel_email'];
     delete?: never;
@@ -1135,16 +1297,16 @@ export interface paths {
     };
     /**
      * The push channel configuration (secrets masked)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getNotificationChannel_push'];
     /**
      * Update the push channel configuration
      * @description Fields left out keep their value; a secret set to null is removed (the environment value applies again). Secrets are stored encrypted (AES-256-GCM) and never returned.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     put: operations['putNotificationChannel_push'];
     post?: never;
@@ -1167,7 +1329,7 @@ export interface paths {
      * Send a test message through the push channel
      * @description Queued for the deliver role, which sends to every destination of the saved configuration; answers each provider's answer. 504 when no deliver worker answered in NOTIFY_TEST_WAIT_MS.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['testNotificationChannel_push'];
     delete?: never;
@@ -1187,9 +1349,9 @@ export interface paths {
      * Why an event or a problem was (or was not) notified, and where each delivery stands
      * @description Give event_id or problem_id. Recorded decisions (rule matched when it arrived) come with their deliveries; for an event that matched no rule nothing was recorded, so the decision is computed now with the current policy (recorded: false).
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['explainNotification'];
     put?: never;
@@ -1209,9 +1371,9 @@ export interface paths {
     };
     /**
      * Deliveries, newest change first (state=failed: the dead ones)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['listNotificationDeliveries'];
     put?: never;
@@ -1231,9 +1393,9 @@ export interface paths {
     };
     /**
      * The service's daily reports, newest first
-     * @description Access: any logged-in user (monitor or admin).
+     * @description Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['listDailyReports'];
     put?: never;
@@ -1253,9 +1415,9 @@ export interface paths {
     };
     /**
      * One daily report with its HTML (built by the service, every value escaped) and text
-     * @description Access: any logged-in user (monitor or admin).
+     * @description Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['getDailyReport'];
     put?: never;
@@ -1277,9 +1439,9 @@ export interface paths {
     put?: never;
     /**
      * Issue a single-use enrollment code (shown once)
-     * @description The code is 10 Crockford base32 symbols shown as XXXXX-XXXXX (50 bits; case, the dash and O/0, I/L/1 look-alikes do not matter), valid SERVICE_ENROLLMENT_CODE_TTL_MINUTES (15) minutes, stored only as a hash. The device enrolled with it acts as `user_id` (default: the admin issuing it).
+     * @description The code is 10 Crockford base32 symbols shown as XXXXX-XXXXX (50 bits; case, the dash and O/0, I/L/1 look-alikes do not matter), valid SERVICE_ENROLLMENT_CODE_TTL_MINUTES (15) minutes, stored only as a hash. The device enrolled with it acts as `user_id` (default: the admin issuing it): the issuing admin or a monitor, never another admin (403: an admin enrolls their own phone). The device gets the mobile surface only (api/MOBILE.md).
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['createEnrollmentCode'];
     delete?: never;
@@ -1297,9 +1459,9 @@ export interface paths {
     };
     /**
      * Enrolled mobile devices with their last use
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
-     *     Access: admin only.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     get: operations['listDevices'];
     put?: never;
@@ -1321,7 +1483,7 @@ export interface paths {
     put?: never;
     /**
      * Revoke a device: every token refused at once, push subscriptions removed, the record kept
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['revokeDevice'];
     delete?: never;
@@ -1342,7 +1504,7 @@ export interface paths {
     post?: never;
     /**
      * Delete a device record completely (its tokens and push subscriptions too)
-     * @description Access: admin only.
+     * @description Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     delete: operations['deleteDevice'];
     options?: never;
@@ -1361,7 +1523,7 @@ export interface paths {
     put?: never;
     /**
      * Enroll a device with an admin-issued code
-     * @description Answers an access token and a refresh token bound to the device (refresh with POST /auth/refresh, body {refresh_token}). Enrolling the same device_uuid again reuses its record: fresh tokens, the old ones refused. A wrong, used or expired code answers 401 INVALID_CODE; guesses are limited like logins (3 per device and address, 10 per device, 30 per address in the window, then 429 RATE_LIMITED with Retry-After).
+     * @description Answers an access token and a refresh token bound to the device (refresh with POST /auth/refresh, body {refresh_token}). Enrolling the same device_uuid again reuses its record: fresh tokens, the old ones refused. A wrong, used or expired code answers 401 INVALID_CODE. Guesses are limited: 3 per device UUID and address, 10 per device UUID and 10 per client address (an IPv6 client by its /64) in the login window, then 429 RATE_LIMITED with Retry-After for the lockout (details.scope: pair, device or address); across all addresses 60 failures a minute, then every enrollment gets 429 (scope code_space) until the minute ends.
      *
      *     Access: public.
      */
@@ -1381,9 +1543,9 @@ export interface paths {
     };
     /**
      * The device of the calling session (400 NOT_A_DEVICE for a browser session)
-     * @description Access: any logged-in user (monitor or admin).
+     * @description Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     get: operations['getOwnDevice'];
     put?: never;
@@ -1403,9 +1565,9 @@ export interface paths {
     };
     /**
      * The service's VAPID public key (applicationServerKey of PushManager.subscribe)
-     * @description Access: any logged-in user (monitor or admin).
+     * @description Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     get: operations['getVapidPublicKey'];
     put?: never;
@@ -1429,12 +1591,12 @@ export interface paths {
      * Register a Web Push subscription (PushSubscription.toJSON()) for this device
      * @description Many per device; registering an endpoint again refreshes its keys. Device sessions only (400 NOT_A_DEVICE). Keys that cannot encrypt (p256dh not a P-256 point, auth not 16 bytes): 400. An endpoint another device registered: 409.
      *
-     *     Access: any logged-in user (monitor or admin).
+     *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     post: operations['registerPushSubscription'];
     /**
      * Remove one of this device’s push subscriptions
-     * @description Access: any logged-in user (monitor or admin).
+     * @description Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     delete: operations['deletePushSubscription'];
     options?: never;
@@ -1453,7 +1615,7 @@ export interface paths {
     put?: never;
     /**
      * Agent poll: pending commands, desired configuration, pending self-update
-     * @description Served by the ingest role. Access: agent API key (X-API-Key or Authorization: Bearer).
+     * @description Served by the ingest role. Access: agent API key (X-API-Key or Authorization: Bearer). Answered only to the host's bound agent (the key and agent_instance_id of its first events); any other poll gets an empty answer.
      */
     post: operations['agentPoll'];
     delete?: never;
@@ -1473,7 +1635,7 @@ export interface paths {
     put?: never;
     /**
      * Agent posts a command's result
-     * @description Served by the ingest role. Access: agent API key. A second result for the same command is 409.
+     * @description Served by the ingest role. Access: agent API key. Accepted only from the host's bound agent (key and agent_instance_id); a second result for the same command is 409 and changes nothing.
      */
     post: operations['postAgentCommandResult'];
     delete?: never;
@@ -1506,7 +1668,7 @@ export interface operations {
         'application/json': {
           username: string;
           password: string;
-          /** @description true: the refresh token goes into an httpOnly cookie (browsers) */
+          /** @description true: the refresh token goes into an httpOnly cookie, and a device cookie is set (browsers) */
           refresh_cookie?: boolean;
         };
       };
@@ -1564,7 +1726,7 @@ export interface operations {
           };
         };
       };
-      /** @description RATE_LIMITED: too many failed logins for this username or address; see the Retry-After header (seconds) */
+      /** @description RATE_LIMITED: too many failed logins for this username, address or device cookie; see the Retry-After header (seconds) */
       429: {
         headers: {
           [name: string]: unknown;
@@ -1812,6 +1974,22 @@ export interface operations {
           };
         };
       };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
       /** @description INTERNAL: unexpected error (no internals are returned) */
       500: {
         headers: {
@@ -1892,7 +2070,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -1995,7 +2173,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2115,7 +2293,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2237,7 +2415,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2347,7 +2525,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2449,7 +2627,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2533,7 +2711,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2636,6 +2814,22 @@ export interface operations {
           };
         };
       };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
       /** @description INTERNAL: unexpected error (no internals are returned) */
       500: {
         headers: {
@@ -2714,7 +2908,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2816,7 +3010,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2913,7 +3107,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3006,7 +3200,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3090,7 +3284,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3401,6 +3595,8 @@ export interface operations {
       query?: {
         search?: string;
         status?: 'online' | 'stale';
+        /** @description true: only hosts with a pending change (GET /host-changes); false: only hosts without */
+        pending?: boolean;
         /** @description 1-based page number */
         page?: number;
         /** @description rows per page (max 500) */
@@ -3453,6 +3649,10 @@ export interface operations {
               ssh_admin_ok?: boolean;
               /** @description open and acknowledged problems of visible types */
               live_problems?: number;
+              /** @description pending changes (GET /host-changes?host_id=) an admin accepts or rejects before remote actions use them */
+              pending_changes: number;
+              /** @description kinds of the pending changes: identity = another agent instance or key speaks for the host (an identity conflict) */
+              pending_change_kinds: ('facts' | 'identity' | 'winrm_certificate')[];
               /** @description newest release tag of the agent kind's update repository (api/ACTIONS.md) */
               latest_version?: string | null;
               /** @description agent_version is older than latest_version */
@@ -3479,6 +3679,22 @@ export interface operations {
       };
       /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -3558,14 +3774,30 @@ export interface operations {
             ssh_admin_ok?: boolean;
             /** @description open and acknowledged problems of visible types */
             live_problems?: number;
+            /** @description pending changes (GET /host-changes?host_id=) an admin accepts or rejects before remote actions use them */
+            pending_changes: number;
+            /** @description kinds of the pending changes: identity = another agent instance or key speaks for the host (an identity conflict) */
+            pending_change_kinds: ('facts' | 'identity' | 'winrm_certificate')[];
             /** @description newest release tag of the agent kind's update repository (api/ACTIONS.md) */
             latest_version?: string | null;
             /** @description agent_version is older than latest_version */
             outdated?: boolean;
             ipv6?: string | null;
             timezone?: string | null;
+            /** @description the bound agent instance (set by the first events, changed only by an accepted identity change) */
             agent_instance_id?: string | null;
             internal_address?: string | null;
+            /** @description id of the agent key the host is bound to */
+            bound_key_id?: number | null;
+            /** @description name of that agent key */
+            bound_key_name?: string | null;
+            /**
+             * Format: date-time
+             * @description when the binding was made or last accepted
+             */
+            bound_at?: string | null;
+            /** @description SHA-256 (hex) of the pinned WinRM HTTPS certificate */
+            winrm_cert_sha256?: string | null;
             /** Format: date-time */
             status_changed_at?: string | null;
             inventory?: {
@@ -3597,6 +3829,22 @@ export interface operations {
       };
       /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -3705,7 +3953,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3729,6 +3977,961 @@ export interface operations {
         content: {
           'application/json': {
             error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  listHostChanges: {
+    parameters: {
+      query?: {
+        status?: 'pending' | 'accepted' | 'rejected';
+        kind?: 'facts' | 'identity' | 'winrm_certificate';
+        host_id?: number;
+        /** @description case-insensitive substring of the hostname or display name */
+        search?: string;
+        /** @description 1-based page number */
+        page?: number;
+        /** @description rows per page (max 500) */
+        page_size?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description rows matching the filters (all pages) */
+            total: number;
+            page: number;
+            page_size: number;
+            items: {
+              id: number;
+              host_id: number;
+              hostname: string;
+              display_name: string | null;
+              /**
+               * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the pinned one (or none is pinned yet)
+               * @enum {string}
+               */
+              kind: 'facts' | 'identity' | 'winrm_certificate';
+              /** @enum {string} */
+              status: 'pending' | 'accepted' | 'rejected';
+              /** @description what accepting applies to the host */
+              proposed: {
+                os_family?: string | null;
+                product?: string | null;
+                fqdn?: string | null;
+                ipv4?: string | null;
+                internal_address?: string | null;
+                agent_instance_id?: string | null;
+                key_id?: number | null;
+                cert_sha256?: string | null;
+              } & {
+                [key: string]: unknown;
+              };
+              /** @description the confirmed values when the change was first seen */
+              current: {
+                os_family?: string | null;
+                product?: string | null;
+                fqdn?: string | null;
+                ipv4?: string | null;
+                internal_address?: string | null;
+                agent_instance_id?: string | null;
+                key_id?: number | null;
+                cert_sha256?: string | null;
+              } & {
+                [key: string]: unknown;
+              };
+              /** @description agent instance of the event that proposed it */
+              agent_instance_id: string | null;
+              /** @description agent key of that event */
+              key_id: number | null;
+              /** @description name of the proposed agent key */
+              key_name: string | null;
+              /** @description name of the agent key in `current` (the bound key) */
+              current_key_name: string | null;
+              /** @description the latest event that proposed it */
+              event_id?: string | null;
+              /** Format: date-time */
+              first_seen: string;
+              /** Format: date-time */
+              last_seen: string;
+              /** @description events that proposed it */
+              seen_count: number;
+              /** @description the admin who accepted or rejected it */
+              decided_by: string | null;
+              /** Format: date-time */
+              decided_at: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getHostChange: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            host_id: number;
+            hostname: string;
+            display_name: string | null;
+            /**
+             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the pinned one (or none is pinned yet)
+             * @enum {string}
+             */
+            kind: 'facts' | 'identity' | 'winrm_certificate';
+            /** @enum {string} */
+            status: 'pending' | 'accepted' | 'rejected';
+            /** @description what accepting applies to the host */
+            proposed: {
+              os_family?: string | null;
+              product?: string | null;
+              fqdn?: string | null;
+              ipv4?: string | null;
+              internal_address?: string | null;
+              agent_instance_id?: string | null;
+              key_id?: number | null;
+              cert_sha256?: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description the confirmed values when the change was first seen */
+            current: {
+              os_family?: string | null;
+              product?: string | null;
+              fqdn?: string | null;
+              ipv4?: string | null;
+              internal_address?: string | null;
+              agent_instance_id?: string | null;
+              key_id?: number | null;
+              cert_sha256?: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description agent instance of the event that proposed it */
+            agent_instance_id: string | null;
+            /** @description agent key of that event */
+            key_id: number | null;
+            /** @description name of the proposed agent key */
+            key_name: string | null;
+            /** @description name of the agent key in `current` (the bound key) */
+            current_key_name: string | null;
+            /** @description the latest event that proposed it */
+            event_id?: string | null;
+            /** Format: date-time */
+            first_seen: string;
+            /** Format: date-time */
+            last_seen: string;
+            /** @description events that proposed it */
+            seen_count: number;
+            /** @description the admin who accepted or rejected it */
+            decided_by: string | null;
+            /** Format: date-time */
+            decided_at: string | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  acceptHostChange: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the proposal as shown to the admin: decided only while it is still this one (else 409, reason CHANGED) */
+          proposed?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            host_id: number;
+            hostname: string;
+            display_name: string | null;
+            /**
+             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the pinned one (or none is pinned yet)
+             * @enum {string}
+             */
+            kind: 'facts' | 'identity' | 'winrm_certificate';
+            /** @enum {string} */
+            status: 'pending' | 'accepted' | 'rejected';
+            /** @description what accepting applies to the host */
+            proposed: {
+              os_family?: string | null;
+              product?: string | null;
+              fqdn?: string | null;
+              ipv4?: string | null;
+              internal_address?: string | null;
+              agent_instance_id?: string | null;
+              key_id?: number | null;
+              cert_sha256?: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description the confirmed values when the change was first seen */
+            current: {
+              os_family?: string | null;
+              product?: string | null;
+              fqdn?: string | null;
+              ipv4?: string | null;
+              internal_address?: string | null;
+              agent_instance_id?: string | null;
+              key_id?: number | null;
+              cert_sha256?: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description agent instance of the event that proposed it */
+            agent_instance_id: string | null;
+            /** @description agent key of that event */
+            key_id: number | null;
+            /** @description name of the proposed agent key */
+            key_name: string | null;
+            /** @description name of the agent key in `current` (the bound key) */
+            current_key_name: string | null;
+            /** @description the latest event that proposed it */
+            event_id?: string | null;
+            /** Format: date-time */
+            first_seen: string;
+            /** Format: date-time */
+            last_seen: string;
+            /** @description events that proposed it */
+            seen_count: number;
+            /** @description the admin who accepted or rejected it */
+            decided_by: string | null;
+            /** Format: date-time */
+            decided_at: string | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description CONFLICT: no longer pending or changed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  acceptHostChanges: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Exactly one of `ids`, `changes` (ids with the proposal shown, decided only while unchanged) or `all: true` (every pending change under kind, host_id and search, at most 1000 a call; `remaining` says how many are left). */
+    requestBody: {
+      content: {
+        'application/json': {
+          ids?: number[];
+          changes?: {
+            id: number;
+            proposed: {
+              [key: string]: unknown;
+            };
+          }[];
+          /** @enum {boolean} */
+          all?: true;
+          /**
+           * @description with `all`
+           * @enum {string}
+           */
+          kind?: 'facts' | 'identity' | 'winrm_certificate';
+          /** @description with `all` */
+          host_id?: number;
+          /** @description with `all`: substring of the hostname or display name */
+          search?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description changes this call accepted or rejected */
+            decided: number;
+            /** @description changes no longer pending (another decision came first) or changed */
+            conflicts: number;
+            not_found: number;
+            /** @description with `all`: pending changes still matching the filters (call again) */
+            remaining: number;
+            /** @description one outcome per change, in the order asked */
+            items: {
+              id: number;
+              /**
+               * @description accepted/rejected: decided by this call; conflict: no longer pending (or changed); not_found: no such change
+               * @enum {string}
+               */
+              outcome: 'accepted' | 'rejected' | 'conflict' | 'not_found';
+              /** @enum {string} */
+              reason?: 'ALREADY_DECIDED' | 'CHANGED';
+              /**
+               * @description the change's status after this call
+               * @enum {string}
+               */
+              status?: 'pending' | 'accepted' | 'rejected';
+              host_id?: number;
+              hostname?: string;
+              /** @enum {string} */
+              kind?: 'facts' | 'identity' | 'winrm_certificate';
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  rejectHostChange: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the proposal as shown to the admin: decided only while it is still this one (else 409, reason CHANGED) */
+          proposed?: {
+            [key: string]: unknown;
+          };
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            host_id: number;
+            hostname: string;
+            display_name: string | null;
+            /**
+             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the pinned one (or none is pinned yet)
+             * @enum {string}
+             */
+            kind: 'facts' | 'identity' | 'winrm_certificate';
+            /** @enum {string} */
+            status: 'pending' | 'accepted' | 'rejected';
+            /** @description what accepting applies to the host */
+            proposed: {
+              os_family?: string | null;
+              product?: string | null;
+              fqdn?: string | null;
+              ipv4?: string | null;
+              internal_address?: string | null;
+              agent_instance_id?: string | null;
+              key_id?: number | null;
+              cert_sha256?: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description the confirmed values when the change was first seen */
+            current: {
+              os_family?: string | null;
+              product?: string | null;
+              fqdn?: string | null;
+              ipv4?: string | null;
+              internal_address?: string | null;
+              agent_instance_id?: string | null;
+              key_id?: number | null;
+              cert_sha256?: string | null;
+            } & {
+              [key: string]: unknown;
+            };
+            /** @description agent instance of the event that proposed it */
+            agent_instance_id: string | null;
+            /** @description agent key of that event */
+            key_id: number | null;
+            /** @description name of the proposed agent key */
+            key_name: string | null;
+            /** @description name of the agent key in `current` (the bound key) */
+            current_key_name: string | null;
+            /** @description the latest event that proposed it */
+            event_id?: string | null;
+            /** Format: date-time */
+            first_seen: string;
+            /** Format: date-time */
+            last_seen: string;
+            /** @description events that proposed it */
+            seen_count: number;
+            /** @description the admin who accepted or rejected it */
+            decided_by: string | null;
+            /** Format: date-time */
+            decided_at: string | null;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description CONFLICT: no longer pending or changed */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  rejectHostChanges: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** @description Exactly one of `ids`, `changes` (ids with the proposal shown, decided only while unchanged) or `all: true` (every pending change under kind, host_id and search, at most 1000 a call; `remaining` says how many are left). */
+    requestBody: {
+      content: {
+        'application/json': {
+          ids?: number[];
+          changes?: {
+            id: number;
+            proposed: {
+              [key: string]: unknown;
+            };
+          }[];
+          /** @enum {boolean} */
+          all?: true;
+          /**
+           * @description with `all`
+           * @enum {string}
+           */
+          kind?: 'facts' | 'identity' | 'winrm_certificate';
+          /** @description with `all` */
+          host_id?: number;
+          /** @description with `all`: substring of the hostname or display name */
+          search?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description changes this call accepted or rejected */
+            decided: number;
+            /** @description changes no longer pending (another decision came first) or changed */
+            conflicts: number;
+            not_found: number;
+            /** @description with `all`: pending changes still matching the filters (call again) */
+            remaining: number;
+            /** @description one outcome per change, in the order asked */
+            items: {
+              id: number;
+              /**
+               * @description accepted/rejected: decided by this call; conflict: no longer pending (or changed); not_found: no such change
+               * @enum {string}
+               */
+              outcome: 'accepted' | 'rejected' | 'conflict' | 'not_found';
+              /** @enum {string} */
+              reason?: 'ALREADY_DECIDED' | 'CHANGED';
+              /**
+               * @description the change's status after this call
+               * @enum {string}
+               */
+              status?: 'pending' | 'accepted' | 'rejected';
+              host_id?: number;
+              hostname?: string;
+              /** @enum {string} */
+              kind?: 'facts' | 'identity' | 'winrm_certificate';
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
               code: string;
               message: string;
               details?: unknown;
@@ -4557,6 +5760,22 @@ export interface operations {
           };
         };
       };
+      /** @description TOO_MANY_STREAMS: the user holds SERVICE_STREAM_MAX_PER_USER streams already */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
       /** @description INTERNAL: unexpected error (no internals are returned) */
       500: {
         headers: {
@@ -4661,6 +5880,22 @@ export interface operations {
           };
         };
       };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
       /** @description INTERNAL: unexpected error (no internals are returned) */
       500: {
         headers: {
@@ -4746,6 +5981,22 @@ export interface operations {
       };
       /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -4915,7 +6166,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5102,7 +6353,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5290,7 +6541,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5477,7 +6728,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5664,7 +6915,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5939,7 +7190,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6123,7 +7374,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6313,7 +7564,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6447,7 +7698,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6567,7 +7818,202 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getSettingsTargetNetworks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description the networks remote actions (SSH, WinRM) may connect to: every address a host resolves to must lie inside one; empty = none */
+            networks: string[];
+            /**
+             * @description where the list in force comes from (null: nowhere, so no remote action connects)
+             * @enum {string|null}
+             */
+            source: 'database' | 'environment' | null;
+            /** @description SERVICE_ACTION_TARGET_NETWORKS (applies when none is saved) */
+            environment: string[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  putSettingsTargetNetworks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description CIDRs; `null` removes the saved list (the environment applies again). 0.0.0.0/0 and ::/0 are refused here (environment only); loopback and link-local addresses are reached only when a network inside them is listed (127.0.0.0/8). */
+          networks: string[] | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description the networks remote actions (SSH, WinRM) may connect to: every address a host resolves to must lie inside one; empty = none */
+            networks: string[];
+            /**
+             * @description where the list in force comes from (null: nowhere, so no remote action connects)
+             * @enum {string|null}
+             */
+            source: 'database' | 'environment' | null;
+            /** @description SERVICE_ACTION_TARGET_NETWORKS (applies when none is saved) */
+            environment: string[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6658,7 +8104,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6757,7 +8203,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6868,7 +8314,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -6992,7 +8438,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7150,7 +8596,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7278,7 +8724,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7392,7 +8838,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7486,6 +8932,22 @@ export interface operations {
       };
       /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -7616,7 +9078,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7721,7 +9183,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7819,7 +9281,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7909,7 +9371,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7971,7 +9433,7 @@ export interface operations {
             /** @description agent.lifecycle routing values; empty: all */
             routes?: string[];
           }[];
-          /** @description addresses, CIDRs or host names the SSRF guard lets through (private and loopback ranges are refused otherwise) */
+          /** @description private addresses, CIDRs (inside 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7) or host names the SSRF guard lets through (private ranges are refused otherwise); loopback, link-local, metadata and any-address ranges only from the environment (NOTIFY_<CHANNEL>_ALLOW) */
           allow?: string[];
         };
       };
@@ -8023,7 +9485,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8115,7 +9577,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8205,7 +9667,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8255,7 +9717,7 @@ export interface operations {
           /** @description HMAC-SHA256 signing secret (write-only) */
           secret?: string | null;
           timeout_ms?: number;
-          /** @description addresses, CIDRs or host names the SSRF guard lets through (private and loopback ranges are refused otherwise) */
+          /** @description private addresses, CIDRs (inside 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7) or host names the SSRF guard lets through (private ranges are refused otherwise); loopback, link-local, metadata and any-address ranges only from the environment (NOTIFY_<CHANNEL>_ALLOW) */
           allow?: string[];
         };
       };
@@ -8307,7 +9769,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8399,7 +9861,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8489,7 +9951,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8593,7 +10055,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8685,7 +10147,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8775,7 +10237,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8870,7 +10332,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8962,7 +10424,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9093,6 +10555,22 @@ export interface operations {
           };
         };
       };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
       /** @description INTERNAL: unexpected error (no internals are returned) */
       500: {
         headers: {
@@ -9189,7 +10667,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9291,6 +10769,22 @@ export interface operations {
           };
         };
       };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
       /** @description INTERNAL: unexpected error (no internals are returned) */
       500: {
         headers: {
@@ -9363,6 +10857,22 @@ export interface operations {
       };
       /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -9458,7 +10968,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: user_id names another admin (details.reason ANOTHER_ADMIN) or the role does not allow it; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9574,7 +11084,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9690,7 +11200,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9774,7 +11284,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10295,10 +11805,14 @@ export interface operations {
         'application/json': {
           /** @description host.hostname as in the events */
           hostname: string;
-          /** @enum {string} */
+          /**
+           * @description informational: the host's stored product decides
+           * @enum {string}
+           */
           product?: 'ssh-monitor' | 'rdp-login-monitor';
-          /** @description the running agent version */
+          /** @description the running agent version; it can only hold back an update offer (the stored version from the events decides), never cause one */
           product_version?: string;
+          /** @description source.agent_instance_id as in the host's events; required when the host is bound to one (else the answer is empty) */
           agent_instance_id?: string;
         };
       };
@@ -10382,6 +11896,8 @@ export interface operations {
         'application/json': {
           /** @description must be the host the command was for */
           hostname: string;
+          /** @description as in the poll; required when the host is bound to an agent instance */
+          agent_instance_id?: string;
           /** @enum {string} */
           status: 'succeeded' | 'failed';
           exit_code?: number;
@@ -10428,7 +11944,7 @@ export interface operations {
           };
         };
       };
-      /** @description NOT_FOUND: no such command for this hostname */
+      /** @description NOT_FOUND: no such command for this hostname, or the request is not from the host's bound agent */
       404: {
         headers: {
           [name: string]: unknown;

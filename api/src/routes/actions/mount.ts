@@ -13,6 +13,8 @@ import {
   findHost,
   finishAction,
   getAction,
+  loadTargetNetworks,
+  NO_TARGET_NETWORKS,
   recordAction,
   type ActionRecord,
   type ActionResource,
@@ -78,6 +80,10 @@ export function mountActionRoutes(app: FastifyInstance, on: ActionResource): voi
           const plan = await r.plan(ctx).catch((err: unknown) => {
             throw err instanceof ActionRefused ? new ApiError(400, err.code, err.message) : err;
           });
+          // A host action with no target networks set could connect nowhere: say so before queueing it.
+          // (The worker checks the resolved address against the networks before it connects.)
+          if ('target' in plan.payload && (await loadTargetNetworks(pg, config.actions)).length === 0)
+            throw new ApiError(400, 'ACTION_NOT_POSSIBLE', NO_TARGET_NETWORKS);
           return runAction(app.deps, req, reply, plan, r.wait === 'always' || req.query.wait === true);
         },
       );
@@ -95,7 +101,12 @@ async function runAction(
 ): Promise<ActionRecord> {
   const { pg, config, actions } = deps;
   const deadline = new Date(Date.now() + (wait ? config.actions.waitMs : QUEUED_ACTION_TTL_MS));
-  const { action, job } = await recordAction(pg, plan, { actor: req.user!.username, address: req.ip }, deadline);
+  const { action, job } = await recordAction(
+    pg,
+    plan,
+    { actor: req.user!.username, role: req.user!.role, address: req.ip },
+    deadline,
+  );
   const opts = actionJobOptions(action.id);
   const queued = async <T>(add: () => Promise<T>): Promise<T> => {
     try {

@@ -1,9 +1,20 @@
-// Remote-access settings of the actions worker: the Windows administrator for WinRM and the SSH user
-// and key for Linux hosts (database over environment). Credentials are encrypted at rest and never
+// Remote-access settings of the actions worker: the Windows administrator for WinRM, the SSH user
+// and key for Linux hosts and the target networks remote actions may connect to (database over
+// environment). Credentials are encrypted at rest and never
 // returned; the audit log says only whether they were set, removed or left alone.
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { audit, loadSecretsKey, saveSshSettings, saveWinrmSettings, sshSettingsView, winrmSettingsView } from '@watchpost/core';
+import {
+  audit,
+  loadSecretsKey,
+  saveSshSettings,
+  saveTargetNetworks,
+  saveWinrmSettings,
+  sshSettingsView,
+  targetNetworksView,
+  winrmSettingsView,
+} from '@watchpost/core';
+import { ApiError } from '../../errors.ts';
 import { settingsTags, str } from './schemas.ts';
 
 const winrmView = {
@@ -66,6 +77,53 @@ const sshInput = {
   },
 } as const;
 
+const networkItem = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 64,
+  description: 'a CIDR (10.20.0.0/16, fd00::/8) or one address',
+} as const;
+
+const targetNetworksOut = {
+  type: 'object',
+  required: ['networks', 'source', 'environment'],
+  properties: {
+    networks: {
+      type: 'array',
+      items: networkItem,
+      description:
+        'the networks remote actions (SSH, WinRM) may connect to: every address a host resolves to must lie inside one; empty = none',
+    },
+    source: {
+      type: 'string',
+      enum: ['database', 'environment', null],
+      nullable: true,
+      description: 'where the list in force comes from (null: nowhere, so no remote action connects)',
+    },
+    environment: {
+      type: 'array',
+      items: networkItem,
+      description: 'SERVICE_ACTION_TARGET_NETWORKS (applies when none is saved)',
+    },
+  },
+} as const;
+
+const targetNetworksInput = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['networks'],
+  properties: {
+    networks: {
+      type: 'array',
+      nullable: true,
+      maxItems: 256,
+      items: networkItem,
+      description:
+        'CIDRs; `null` removes the saved list (the environment applies again). 0.0.0.0/0 and ::/0 are refused here (environment only); loopback and link-local addresses are reached only when a network inside them is listed (127.0.0.0/8).',
+    },
+  },
+} as const;
+
 /** A secret in an audit entry: only whether it was left alone, removed or set. */
 const secretChange = (v: string | null | undefined) => (v === undefined ? 'unchanged' : v === null ? 'removed' : 'set');
 
@@ -110,6 +168,45 @@ const remoteAccessRoutes: FastifyPluginAsync = async (app) => {
         details: { ...rest, password: secretChange(password) },
       });
       return winrmSettingsView(pg, config.actions);
+    },
+  );
+
+  app.get(
+    '/settings/target-networks',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: settingsTags,
+        summary: 'The networks remote actions may connect to (database over environment)',
+        response: { 200: targetNetworksOut },
+      },
+    },
+    async () => targetNetworksView(pg, config.actions),
+  );
+
+  app.put<{ Body: FromSchema<typeof targetNetworksInput> }>(
+    '/settings/target-networks',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: settingsTags,
+        summary: 'Save the networks remote actions may connect to',
+        description:
+          'Before any SSH or WinRM connection the host address is resolved and every address must lie inside one of these networks; the connection goes to the address checked. 400 VALIDATION_FAILED names an item that is no network or would allow every address.',
+        body: targetNetworksInput,
+        response: { 200: targetNetworksOut },
+      },
+    },
+    async (req) => {
+      const error = await saveTargetNetworks(pg, req.body.networks ?? null, req.user!.username);
+      if (error) throw new ApiError(400, 'VALIDATION_FAILED', `networks: ${error}`);
+      await audit(pg, {
+        actor: req.user!.username,
+        address: req.ip,
+        action: 'setting.target_networks',
+        details: { networks: req.body.networks ?? null },
+      });
+      return targetNetworksView(pg, config.actions);
     },
   );
 

@@ -28,7 +28,8 @@ export const deviceAdminRoutes: FastifyPluginAsync = async (app) => {
         description:
           'The code is 10 Crockford base32 symbols shown as XXXXX-XXXXX (50 bits; case, the dash and O/0, I/L/1 look-alikes do not matter), ' +
           `valid SERVICE_ENROLLMENT_CODE_TTL_MINUTES (${config.devices.codeTtlMinutes}) minutes, stored only as a hash. ` +
-          'The device enrolled with it acts as `user_id` (default: the admin issuing it).',
+          'The device enrolled with it acts as `user_id` (default: the admin issuing it): the issuing admin or a monitor, never ' +
+          'another admin (403: an admin enrolls their own phone). The device gets the mobile surface only (api/MOBILE.md).',
         body: enrollmentCodeBody,
         response: {
           201: {
@@ -42,6 +43,10 @@ export const deviceAdminRoutes: FastifyPluginAsync = async (app) => {
               username: { type: 'string' },
             },
           },
+          403: {
+            description:
+              "FORBIDDEN: user_id names another admin (details.reason ANOTHER_ADMIN) or the role does not allow it; DEVICE_SCOPE: a mobile device's token",
+          },
         },
       },
     },
@@ -49,6 +54,14 @@ export const deviceAdminRoutes: FastifyPluginAsync = async (app) => {
       const userId = req.body?.user_id ?? req.user!.id;
       const user = await getUserById(pg, userId);
       if (!user || !user.active) throw new ApiError(400, 'BAD_REQUEST', 'no active user with this id');
+      // A code acting as another admin would give its holder that admin's name without their password.
+      if (user.role === 'admin' && user.id !== req.user!.id)
+        throw new ApiError(
+          403,
+          'FORBIDDEN',
+          'an enrollment code binds a device to yourself or to a monitor, never to another admin: that admin issues their own',
+          { reason: 'ANOTHER_ADMIN' },
+        );
       const c = await issueEnrollmentCode(pg, {
         userId,
         createdBy: req.user!.username,

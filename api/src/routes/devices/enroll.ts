@@ -1,11 +1,13 @@
-// POST /mobile/enroll: a device enrolls with an admin-issued code (public, guesses limited like logins)
-// and gets a session of its own, a refresh-token family bound to the device.
+// POST /mobile/enroll: a device enrolls with an admin-issued code (public; guesses limited per device,
+// per client address and across all addresses: auth/enroll-limit.ts) and gets a session of its own, a
+// refresh-token family bound to the device.
 import type { FastifyPluginAsync } from 'fastify';
 import { withTransaction } from '@watchpost/runtime';
 import { audit, enrollDevice, getDevice, getUserById } from '@watchpost/core';
 import { ApiError } from '../../errors.ts';
 import { issueSession } from '../../auth/tokens.ts';
-import { alertRateLimited, rateLimitedError, recordFailure, releaseAttempt, reserveAttempt } from '../../auth/login-limit.ts';
+import { alertRateLimited } from '../../auth/login-limit.ts';
+import { EnrollLimiter, enrollRateLimitedError, type EnrollLimitSettings } from '../../auth/enroll-limit.ts';
 import { deviceSchema, enrollBody, mobileTags, view, type EnrollBody } from './schemas.ts';
 
 class EnrollRefused extends Error {
@@ -19,11 +21,19 @@ class EnrollRefused extends Error {
 export const enrollRoutes: FastifyPluginAsync = async (app) => {
   const { deps } = app;
   const { pg } = deps;
+  const limits: EnrollLimitSettings = {
+    windowSeconds: deps.auth.loginWindowSeconds,
+    lockoutSeconds: deps.auth.lockoutSeconds,
+    maxPerDeviceAndAddress: deps.auth.maxLoginFailures,
+    maxPerDevice: deps.auth.maxFailuresPerUser,
+    maxPerAddress: deps.config.auth.enrollMaxFailuresPerAddress,
+    maxPerMinute: deps.config.auth.enrollMaxFailuresPerMinute,
+  };
 
   app.post<{ Body: EnrollBody }>(
     '/mobile/enroll',
     {
-      config: { access: 'public' },
+      config: { access: 'public', device: true },
       schema: {
         operationId: 'enrollDevice',
         tags: mobileTags,
@@ -31,8 +41,10 @@ export const enrollRoutes: FastifyPluginAsync = async (app) => {
         description:
           'Answers an access token and a refresh token bound to the device (refresh with POST /auth/refresh, body {refresh_token}). ' +
           'Enrolling the same device_uuid again reuses its record: fresh tokens, the old ones refused. A wrong, used or expired code ' +
-          'answers 401 INVALID_CODE; guesses are limited like logins (3 per device and address, 10 per device, 30 per address in the ' +
-          'window, then 429 RATE_LIMITED with Retry-After).',
+          'answers 401 INVALID_CODE. Guesses are limited: 3 per device UUID and address, 10 per device UUID and ' +
+          `${limits.maxPerAddress} per client address (an IPv6 client by its /64) in the login window, then 429 RATE_LIMITED ` +
+          'with Retry-After for the lockout (details.scope: pair, device or address); across all addresses ' +
+          `${limits.maxPerMinute} failures a minute, then every enrollment gets 429 (scope code_space) until the minute ends.`,
         body: enrollBody,
         response: {
           200: {
@@ -55,9 +67,9 @@ export const enrollRoutes: FastifyPluginAsync = async (app) => {
     async (req) => {
       const uuid = req.body.device_uuid.toLowerCase();
       const subject = { username: `device:${uuid}`, address: req.ip };
-      const prefix = deps.redisKeyPrefix;
-      const reservation = await reserveAttempt(deps.redis, prefix, subject, deps.auth);
-      if (!reservation.ok) throw rateLimitedError(reservation, 'too many failed enrollment attempts; try again later');
+      const limiter = new EnrollLimiter(deps.redis, deps.redisKeyPrefix, limits, uuid, req.ip);
+      const reservation = await limiter.reserve();
+      if (!reservation.ok) throw enrollRateLimitedError(reservation);
       let result;
       try {
         result = await withTransaction(pg, async (c) => {
@@ -81,12 +93,12 @@ export const enrollRoutes: FastifyPluginAsync = async (app) => {
       } catch (err) {
         if (err instanceof EnrollRefused) result = { ok: false as const, reason: err.reason };
         else {
-          await releaseAttempt(deps.redis, prefix, subject, false).catch(() => {});
+          await limiter.release(false).catch(() => {});
           throw err;
         }
       }
       if (!result.ok) {
-        const locked = await recordFailure(deps.redis, prefix, subject, deps.auth);
+        const locked = await limiter.failed();
         await audit(pg, {
           actor: null,
           address: req.ip,
@@ -100,7 +112,7 @@ export const enrollRoutes: FastifyPluginAsync = async (app) => {
           );
         throw new ApiError(401, 'INVALID_CODE', 'the enrollment code is wrong, used or expired');
       }
-      await releaseAttempt(deps.redis, prefix, subject, true);
+      await limiter.release(true);
       const device = (await getDevice(pg, result.device.id))!;
       await audit(pg, {
         actor: device.username,

@@ -46,7 +46,7 @@ export const mobileDeviceRoutes: FastifyPluginAsync = async (app) => {
   app.get(
     '/mobile/device',
     {
-      config: { access: 'user' },
+      config: { access: 'user', device: true },
       schema: {
         operationId: 'getOwnDevice',
         tags: mobileTags,
@@ -60,7 +60,7 @@ export const mobileDeviceRoutes: FastifyPluginAsync = async (app) => {
   app.get(
     '/mobile/push/vapid-public-key',
     {
-      config: { access: 'user' },
+      config: { access: 'user', device: true },
       schema: {
         operationId: 'getVapidPublicKey',
         tags: mobileTags,
@@ -80,7 +80,7 @@ export const mobileDeviceRoutes: FastifyPluginAsync = async (app) => {
   app.post<{ Body: SubscriptionBody }>(
     '/mobile/push-subscriptions',
     {
-      config: { access: 'user' },
+      config: { access: 'user', device: true },
       schema: {
         operationId: 'registerPushSubscription',
         tags: mobileTags,
@@ -109,7 +109,7 @@ export const mobileDeviceRoutes: FastifyPluginAsync = async (app) => {
   app.delete<{ Body: UnsubscribeBody }>(
     '/mobile/push-subscriptions',
     {
-      config: { access: 'user' },
+      config: { access: 'user', device: true },
       schema: {
         operationId: 'deletePushSubscription',
         tags: mobileTags,

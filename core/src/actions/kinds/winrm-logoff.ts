@@ -31,7 +31,7 @@ export const winrmLogoff: ActionKindDescriptor<'winrm.logoff'> = {
       path: 'gateway-logoff',
       access: 'user',
       wait: 'always',
-      tags: ['actions', 'mobile'],
+      tags: ['actions'],
       summary: 'logoff on the Windows host behind a gateway event (synchronous)',
       description:
         'With `session_id`: logs off that session (for a monitor, only a session of the event user: another answers 400). ' +

@@ -21,7 +21,7 @@ export const winrmSessions: ActionKindDescriptor<'winrm.sessions'> = {
       path: 'gateway-qwinsta',
       access: 'user',
       wait: 'always',
-      tags: ['actions', 'mobile'],
+      tags: ['actions'],
       summary: 'qwinsta on the Windows host behind a gateway event (synchronous)',
       description:
         "Resolves the event's internal address (details.internal_address, target_address, internal_ip, target_host or resource; " +

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '@watchpost/runtime';
 import { NOTIFY_CHANNELS } from '@watchpost/schemas';
-import { CHANNEL_DESCRIPTORS, channelDefaults } from './index.ts';
+import { adminAllowRefusal, adminMayOpen, CHANNEL_DESCRIPTORS, channelDefaults, checkAdminAllowList } from './index.ts';
 
 describe('channel descriptors', () => {
   it('one per channel name, each under its own name', () => {
@@ -60,5 +60,40 @@ describe('channel descriptors', () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).variable).toBe(name);
     expect((err as Error).message).toContain(name);
+  });
+});
+
+describe('allow lists saved through the API (issue 21)', () => {
+  it.each([
+    '10.0.0.0/8',
+    '10.20.0.0/16',
+    '172.16.5.5',
+    '192.168.0.0/24',
+    '100.64.1.0/24',
+    'fd12:3456::/32',
+    'hooks.internal.example',
+  ])('accepts the private entry %s', (entry) => expect(adminAllowRefusal(entry)).toBeNull());
+  it.each([
+    ['127.0.0.1', /not inside a private network/],
+    ['::1', /not inside a private network/],
+    ['0.0.0.0/0', /not inside a private network/],
+    ['::/0', /not inside a private network/],
+    ['169.254.169.254', /not inside a private network/],
+    ['fe80::/10', /not inside a private network/],
+    ['10.0.0.0/7', /not inside a private network/],
+    ['8.8.8.8', /not inside a private network/],
+    ['::ffff:10.0.0.1', /not inside a private network/],
+    ['100.64.0.0/10', /metadata address 100\.100\.100\.200/],
+    ['fd00::/8', /metadata address fd00:ec2::254/],
+    ['localhost', /loopback name/],
+    ['10.0.0.0/33', /longer than 32 bits/],
+    ['example.org/8', /not a network/],
+  ])('refuses %s', (entry, why) => expect(adminAllowRefusal(entry)).toMatch(why));
+  it('a refused list names the environment variable that can allow it', () => {
+    expect(() => checkAdminAllowList(['10.1.0.0/16', '127.0.0.1'], 'NOTIFY_CHAT_ALLOW')).toThrow(/NOTIFY_CHAT_ALLOW/);
+    expect(() => checkAdminAllowList(undefined, 'NOTIFY_CHAT_ALLOW')).not.toThrow();
+    expect(adminMayOpen('10.9.9.9')).toBe(true);
+    expect(adminMayOpen('100.100.100.200')).toBe(false);
+    expect(adminMayOpen('127.0.0.1')).toBe(false);
   });
 });

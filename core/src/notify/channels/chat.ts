@@ -2,6 +2,7 @@
 // Rocket.Chat), each a destination with the agent.lifecycle routes it receives. Secrets: the bot token
 // and every hook URL (its path is the secret).
 import type { FromSchema } from 'json-schema-to-ts';
+import { checkAdminAllowList, type SsrfAllow } from './allow.ts';
 import { allowListSchema, ratePerSecond, setOrDrop, type ChannelDescriptor, type StoredOf } from './descriptor.ts';
 
 const destinationSchema = {
@@ -70,8 +71,8 @@ export interface ChatConfig {
   enabled: boolean;
   telegram: { apiBase: string; token: string | undefined };
   destinations: ChatDestination[];
-  /** Addresses/CIDRs or host names the SSRF guard lets through for chat endpoints. */
-  allow: string[];
+  /** What the SSRF guard lets through for chat endpoints: the environment's and the saved list. */
+  allow: SsrfAllow;
 }
 
 interface ChatDefaults {
@@ -82,6 +83,8 @@ interface ChatDefaults {
   /** SSRF-guard allow list for chat endpoints (a self-hosted Mattermost or Bot API server on a private address) */
   allow: string[];
   ratePerSecond: number;
+  /** At most `max` login-lockout alerts in any `windowSeconds` (the notify role counts the rest). */
+  lockoutAlerts: { max: number; windowSeconds: number };
 }
 
 interface ChatTargets {
@@ -142,6 +145,10 @@ export const chat: ChannelDescriptor<
     slackWebhookUrls: env.urls('NOTIFY_SLACK_WEBHOOK_URLS', ['https:', 'http:']),
     allow: env.csv('NOTIFY_CHAT_ALLOW'),
     ratePerSecond: ratePerSecond(env, 'chat', 20, 10_000),
+    lockoutAlerts: {
+      max: env.int('NOTIFY_LOCKOUT_ALERTS_MAX', 10, 1, 10_000),
+      windowSeconds: env.int('NOTIFY_LOCKOUT_ALERTS_WINDOW_SECONDS', 3600, 60, 7 * 86_400),
+    },
   }),
 
   config: (s, env, crypt) => ({
@@ -159,7 +166,7 @@ export const chat: ChannelDescriptor<
           routes: d.routes ?? [],
         }))
       : envDestinations(env),
-    allow: s.allow ?? env.allow,
+    allow: { environment: env.allow, admin: s.allow ?? [] },
   }),
 
   async targets(s, env) {
@@ -188,6 +195,7 @@ export const chat: ChannelDescriptor<
   view,
 
   save(s, i, env, crypt) {
+    checkAdminAllowList(i.allow, 'NOTIFY_CHAT_ALLOW');
     const next: StoredChat = { ...s };
     setOrDrop(next, 'enabled', i.enabled);
     setOrDrop(next, 'telegram_api_base', i.telegram_api_base);
@@ -247,6 +255,8 @@ function view(s: StoredChat, env: ChatDefaults) {
     telegram_token_set: telegramToken(s, env, () => 'set') !== undefined,
     destinations: dests,
     source: s.destinations ? 'database' : 'environment',
-    allow: s.allow ?? env.allow,
+    /** the saved allow list (private networks only); NOTIFY_CHAT_ALLOW is shown read-only */
+    allow: s.allow ?? [],
+    allow_environment: env.allow,
   };
 }

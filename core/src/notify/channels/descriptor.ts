@@ -81,7 +81,10 @@ export const allowListSchema = {
   type: 'array',
   maxItems: 50,
   items: { type: 'string', minLength: 1, maxLength: 253, pattern: '^[A-Za-z0-9.:/_-]+$' },
-  description: 'addresses, CIDRs or host names the SSRF guard lets through (private and loopback ranges are refused otherwise)',
+  description:
+    'private addresses, CIDRs (inside 10.0.0.0/8, 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7) or host names the ' +
+    'SSRF guard lets through (private ranges are refused otherwise); loopback, link-local, metadata and any-address ranges ' +
+    'only from the environment (NOTIFY_<CHANNEL>_ALLOW)',
 } as const;
 
 /** NOTIFY_<CHANNEL>_RATE_PER_SECOND: deliveries per second of the channel's queue. */

@@ -1,6 +1,10 @@
 // E-mail over SMTP: a server, a sender and the recipients (each a destination; the daily report may
-// name its own). Secret: the SMTP password, never offered to another server or over a weaker connection.
+// name its own). Secret: the SMTP password, never offered to another server or over a weaker connection:
+// a saved one is dropped when the server or the security changes, and the environment's (SMTP_USER and
+// SMTP_PASSWORD) goes only to the environment's server (SMTP_HOST and SMTP_PORT), never to one an admin chose.
+// No password is sent over `security: none` except to a loopback relay.
 import type { FromSchema } from 'json-schema-to-ts';
+import { ConfigError } from '@watchpost/runtime';
 import { ratePerSecond, setOrDrop, type ChannelDescriptor, type StoredOf } from './descriptor.ts';
 
 const SECURITY = ['starttls', 'tls', 'none'] as const;
@@ -34,9 +38,37 @@ export interface EmailConfig {
   from: string;
   recipients: string[];
   verifyTls: boolean;
+  /** Why the environment's password is not used for this server (the deliver role says so instead of trying without). */
+  passwordWithheld?: string;
 }
 
-type EmailDefaults = Omit<EmailConfig, 'enabled'> & { ratePerSecond: number };
+type EmailDefaults = Omit<EmailConfig, 'enabled' | 'passwordWithheld'> & { ratePerSecond: number };
+
+/** A host name or address on this machine: the only place a password may go over `security: none`. */
+export function isLoopbackHost(host: string | undefined): boolean {
+  if (!host) return false;
+  const h = host
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
+  return h === 'localhost' || h.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h) || h === '::1';
+}
+
+/** The environment's password when this server is the environment's own (host and port) and the link is not plain to another host. */
+function envPassword(s: StoredEmail, env: EmailDefaults): { password?: string; withheld?: string } {
+  if (env.password === undefined) return {};
+  const host = s.host ?? env.host;
+  const port = s.port ?? env.port;
+  if (host?.toLowerCase() !== env.host?.toLowerCase() || port !== env.port)
+    return {
+      withheld: `SMTP_PASSWORD is sent only to SMTP_HOST:SMTP_PORT (${env.host ?? 'unset'}:${env.port}), not to ${host}:${port}; save the password for this server in the e-mail settings`,
+    };
+  if ((s.security ?? env.security) === 'none' && !isLoopbackHost(host))
+    return {
+      withheld: `SMTP_PASSWORD is never sent over security "none" to ${host} (only to a loopback relay); use starttls or tls`,
+    };
+  return { password: env.password };
+}
 
 export const email: ChannelDescriptor<
   'email',
@@ -55,8 +87,14 @@ export const email: ChannelDescriptor<
 
   defaults(env) {
     const security = env.oneOf('SMTP_SECURITY', SECURITY, 'starttls');
+    const host = env.optional('SMTP_HOST');
+    if (security === 'none' && env.optional('SMTP_PASSWORD') && !isLoopbackHost(host))
+      throw new ConfigError(
+        'SMTP_PASSWORD',
+        `is never sent over SMTP_SECURITY=none except to a loopback relay (SMTP_HOST is ${host ?? 'unset'}); use starttls or tls`,
+      );
     return {
-      host: env.optional('SMTP_HOST'),
+      host,
       port: env.int('SMTP_PORT', security === 'tls' ? 465 : 587, 1, 65535),
       security,
       user: env.optional('SMTP_USER'),
@@ -68,17 +106,22 @@ export const email: ChannelDescriptor<
     };
   },
 
-  config: (s, env, crypt) => ({
-    enabled: s.enabled ?? true,
-    host: s.host ?? env.host,
-    port: s.port ?? env.port,
-    security: s.security ?? env.security,
-    user: s.user ?? env.user,
-    password: (s.password_enc ? crypt.decrypt('password', s.password_enc) : undefined) ?? env.password,
-    from: s.from ?? env.from,
-    recipients: s.recipients ?? env.recipients,
-    verifyTls: s.verify_tls ?? env.verifyTls,
-  }),
+  config(s, env, crypt) {
+    const fromEnv = s.password_enc ? {} : envPassword(s, env);
+    return {
+      enabled: s.enabled ?? true,
+      host: s.host ?? env.host,
+      port: s.port ?? env.port,
+      security: s.security ?? env.security,
+      // The environment's login (SMTP_USER with SMTP_PASSWORD) goes with its password, to its server only.
+      user: s.user ?? (fromEnv.withheld ? undefined : env.user),
+      password: s.password_enc ? crypt.decrypt('password', s.password_enc) : fromEnv.password,
+      from: s.from ?? env.from,
+      recipients: s.recipients ?? env.recipients,
+      verifyTls: s.verify_tls ?? env.verifyTls,
+      ...(fromEnv.withheld ? { passwordWithheld: fromEnv.withheld } : {}),
+    };
+  },
 
   targets: async (s, env) => ({
     enabled: (s.enabled ?? true) && Boolean(s.host ?? env.host),
@@ -129,7 +172,8 @@ function view(s: StoredEmail, env: EmailDefaults) {
     port: s.port ?? env.port,
     security: s.security ?? env.security,
     user: s.user ?? env.user ?? null,
-    password_set: Boolean(s.password_enc ?? env.password),
+    // the environment's password counts only where it is used (its own server)
+    password_set: Boolean(s.password_enc ?? envPassword(s, env).password),
     from: s.from ?? env.from,
     recipients: s.recipients ?? env.recipients,
     verify_tls: s.verify_tls ?? env.verifyTls,

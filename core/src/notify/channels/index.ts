@@ -63,6 +63,7 @@ export function channelDefaults(notify: Pick<NotifyConfig, 'env'>): ChannelDefau
 
 export type { ChatConfig, ChatDestination } from './chat.ts';
 export type { WebhookConfig } from './webhook.ts';
-export type { EmailConfig } from './email.ts';
+export { isLoopbackHost, type EmailConfig } from './email.ts';
 export type { PushConfig } from './push.ts';
 export type { ChannelDescriptor, ChannelTypes, RouteContext, RouteTo } from './descriptor.ts';
+export { adminAllowRefusal, adminMayOpen, checkAdminAllowList, type SsrfAllow } from './allow.ts';

@@ -2,6 +2,7 @@
 // keys are the devices' (core/src/devices.ts). Its only setting is whether it is on.
 import type { FromSchema } from 'json-schema-to-ts';
 import { countPushDevices } from '../../devices.ts';
+import type { SsrfAllow } from './allow.ts';
 import { ratePerSecond, type ChannelDescriptor, type StoredOf } from './descriptor.ts';
 
 const bodySchema = { type: 'object', additionalProperties: false, properties: { enabled: { type: 'boolean' } } } as const;
@@ -11,7 +12,7 @@ export type PushBody = FromSchema<typeof bodySchema>;
 export interface PushConfig {
   enabled: boolean;
   /** NOTIFY_PUSH_ALLOW: private addresses/CIDRs/host names push endpoints may use (SSRF guard; tests, an internal push relay). */
-  allow: string[];
+  allow: SsrfAllow;
 }
 
 export const push: ChannelDescriptor<
@@ -30,7 +31,7 @@ export const push: ChannelDescriptor<
   bodySchema,
   secrets: [],
   defaults: (env) => ({ allow: env.csv('NOTIFY_PUSH_ALLOW'), ratePerSecond: ratePerSecond(env, 'push', 100, 100_000) }),
-  config: (s, env) => ({ enabled: s.enabled ?? true, allow: env.allow }),
+  config: (s, env) => ({ enabled: s.enabled ?? true, allow: { environment: env.allow, admin: [] } }),
   targets: async (s, _env, pg) => ({ enabled: s.enabled ?? true, devices: await countPushDevices(pg) }),
   routes: (t) => (t.devices === 0 ? 'no devices enrolled for push' : [{ destination: 'devices', chosen: true }]),
   // One delivery fans out to every subscription.

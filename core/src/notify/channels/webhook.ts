@@ -1,6 +1,7 @@
 // Webhook: one URL receiving a signed JSON body (version 1, api/NOTIFICATIONS.md). Secret: the
 // signing secret; the URL is shown (an admin set it) but the audit log keeps only where it points.
 import type { FromSchema } from 'json-schema-to-ts';
+import { checkAdminAllowList, type SsrfAllow } from './allow.ts';
 import { allowListSchema, ratePerSecond, setOrDrop, type ChannelDescriptor, type StoredOf } from './descriptor.ts';
 
 const bodySchema = {
@@ -29,11 +30,11 @@ export interface WebhookConfig {
   url: string | undefined;
   secret: string | undefined;
   timeoutMs: number;
-  /** Addresses/CIDRs or host names the SSRF guard lets through (private ranges are refused otherwise). */
-  allow: string[];
+  /** What the SSRF guard lets through (private ranges are refused otherwise): the environment's and the saved list. */
+  allow: SsrfAllow;
 }
 
-type WebhookDefaults = Omit<WebhookConfig, 'enabled'> & { ratePerSecond: number };
+type WebhookDefaults = Omit<WebhookConfig, 'enabled' | 'allow'> & { allow: string[]; ratePerSecond: number };
 
 /** A URL may carry a token in its query or user part: the audit log keeps where it points. */
 function withoutCredentials(url: string): string {
@@ -59,7 +60,10 @@ export const webhook: ChannelDescriptor<
       url: string | null;
       secret_set: boolean;
       timeout_ms: number;
+      /** the saved allow list (private networks only) */
       allow: string[];
+      /** NOTIFY_WEBHOOK_ALLOW: read-only here */
+      allow_environment: string[];
     };
   }
 > = {
@@ -81,7 +85,7 @@ export const webhook: ChannelDescriptor<
     url: s.url ?? env.url,
     secret: (s.secret_enc ? crypt.decrypt('secret', s.secret_enc) : undefined) ?? env.secret,
     timeoutMs: s.timeout_ms ?? env.timeoutMs,
-    allow: s.allow ?? env.allow,
+    allow: { environment: env.allow, admin: s.allow ?? [] },
   }),
 
   targets: async (s, env) => ({
@@ -100,10 +104,12 @@ export const webhook: ChannelDescriptor<
     url: s.url ?? env.url ?? null,
     secret_set: Boolean(s.secret_enc ?? env.secret),
     timeout_ms: s.timeout_ms ?? env.timeoutMs,
-    allow: s.allow ?? env.allow,
+    allow: s.allow ?? [],
+    allow_environment: env.allow,
   }),
 
   save(s, i, _env, crypt) {
+    checkAdminAllowList(i.allow, 'NOTIFY_WEBHOOK_ALLOW');
     const next: StoredWebhook = { ...s };
     setOrDrop(next, 'enabled', i.enabled);
     setOrDrop(next, 'url', i.url);

@@ -1,13 +1,28 @@
 // A WinRM client for the job's host with the configured Windows administrator, and the session commands
-// the WinRM kinds share (qwinsta, logoff).
-import type { ActionTarget } from '@watchpost/schemas';
-import { accountPart, loadWinrmSettings, parseSessionId, winrmRefusal } from '@watchpost/core';
+// the WinRM kinds share (qwinsta, logoff). The client dials the address checked against the target
+// networks; over HTTPS the host's certificate is pinned (hosts.winrm_cert_sha256) and compared before
+// any credential is sent: pinned at the first connection an admin started, refused otherwise, a
+// different one refused with a pending `winrm_certificate` change for an admin to accept.
+import type { ActionJobBase, ActionTarget } from '@watchpost/schemas';
+import {
+  accountPart,
+  getAction,
+  loadWinrmSettings,
+  parseSessionId,
+  pinnedWinrmCertificate,
+  pinWinrmCertificate,
+  proposeWinrmCertificate,
+  winrmRefusal,
+} from '@watchpost/core';
 import { RemoteError } from '../errors.ts';
 import { WinrmClient, type CommandResult } from '../winrm.ts';
 import { parseQwinsta } from '../qwinsta.ts';
 import type { ActionDeps } from '../deps.ts';
+import { checkedAddress } from './target.ts';
 
-export async function winrm(deps: ActionDeps, job: { target: ActionTarget }, signal: AbortSignal): Promise<WinrmClient> {
+type WinrmJob = { target: ActionTarget } & Pick<ActionJobBase, 'action_id' | 'actor_role'>;
+
+export async function winrm(deps: ActionDeps, job: WinrmJob, signal: AbortSignal): Promise<WinrmClient> {
   const s = await loadWinrmSettings(deps.pg, deps.config.actions, deps.secretsKey);
   if (!s.username || !s.password)
     throw new RemoteError(
@@ -15,17 +30,50 @@ export async function winrm(deps: ActionDeps, job: { target: ActionTarget }, sig
     );
   const refused = winrmRefusal(s);
   if (refused) throw new RemoteError(refused);
+  const ip = await checkedAddress(deps, job.target, signal);
   return new WinrmClient(
     {
       address: job.target.address,
+      connectAddress: ip,
       port: s.port,
       transport: s.transport,
       username: s.username,
       password: s.password,
       verifyTls: s.verifyTls,
       auth: s.auth,
+      ...(s.transport === 'https' ? { verifyPeer: (sha256: string) => approveCertificate(deps, job, sha256) } : {}),
     },
     signal,
+  );
+}
+
+/**
+ * The certificate pin of the job's host: the pinned certificate passes; none pinned yet is pinned by an
+ * admin's action and refused for anyone else's; another certificate is refused. A refusal leaves the
+ * certificate seen as a pending change (accepting it pins it). Runs before any credential is sent.
+ */
+async function approveCertificate(deps: ActionDeps, job: WinrmJob, sha256: string): Promise<void> {
+  const { pg } = deps;
+  const hostId = job.target.host_id;
+  let pinned = await pinnedWinrmCertificate(pg, hostId);
+  if (pinned === sha256) return;
+  if (pinned === null && job.actor_role === 'admin') {
+    const actor = (await getAction(pg, job.action_id))?.actor ?? 'admin';
+    if (await pinWinrmCertificate(pg, hostId, sha256, actor)) {
+      deps.log.info({ host_id: hostId, cert_sha256: sha256, actor }, 'WinRM certificate pinned at the first admin action');
+      return;
+    }
+    pinned = await pinnedWinrmCertificate(pg, hostId); // pinned meanwhile by another action
+    if (pinned === sha256) return;
+  }
+  await proposeWinrmCertificate(pg, hostId, sha256, pinned);
+  const where = `WinRM on ${job.target.hostname}`;
+  if (pinned === null)
+    throw new RemoteError(
+      `${where}: the host's certificate (SHA-256 ${sha256}) is not yet approved by an admin, so no credentials were sent; an admin's first WinRM action on the host pins it, or an admin accepts the pending certificate change of the host`,
+    );
+  throw new RemoteError(
+    `${where}: the host presented a certificate (SHA-256 ${sha256}) other than the pinned one (${pinned}), so no credentials were sent; if the host really has a new certificate, an admin accepts the pending certificate change of the host`,
   );
 }
 

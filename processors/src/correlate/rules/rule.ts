@@ -4,7 +4,7 @@
 // (work.ts), which writes the outcome set-based through core's problem store. A new rule is a new
 // module in RULES (rules/index.ts) with its table test.
 import type { Severity } from '@watchpost/schemas';
-import type { TimelineEvent } from '@watchpost/core';
+import type { IdentityVerdict, TimelineEvent } from '@watchpost/core';
 import type { CorrelateEnvelope, CorrelateEvent } from '../rules.ts';
 import type { BatchWork, Needs } from '../work.ts';
 
@@ -25,6 +25,10 @@ export interface EventCtx {
   /** The event as a timeline entry. */
   self: TimelineEvent;
   settings: CorrelateSettings;
+  /** A conflict with the host's binding is possible in this batch (core's identitySuspects): load its identity problem. */
+  identitySuspect: boolean;
+  /** What the event is to the host's binding (core's planHosts), set before apply(). */
+  identity: IdentityVerdict;
 }
 
 export interface Rule {

@@ -1,7 +1,8 @@
 // E-mail over SMTP with nodemailer: TLS from the start (`tls`, port 465), STARTTLS required
 // (`starttls`, port 587) or plain (`none`, for a relay on the local network). HTML and text parts.
+// A password is never sent in the clear to another machine: with `none` it goes only to a loopback relay.
 import nodemailer from 'nodemailer';
-import type { EmailConfig } from '@watchpost/core';
+import { isLoopbackHost, type EmailConfig } from '@watchpost/core';
 import { DeliveryError } from '../errors.ts';
 import type { Provider } from './provider.ts';
 
@@ -27,6 +28,14 @@ export const emailProvider: Provider = {
   async send({ job, rendered, configs }) {
     const cfg = configs.email;
     if (!cfg.host) throw new DeliveryError('no SMTP host configured', true);
+    // The environment's password was kept from this server: say why rather than log in without it.
+    if (cfg.user && cfg.password === undefined && cfg.passwordWithheld)
+      throw new DeliveryError(`SMTP: ${cfg.passwordWithheld}`, true);
+    if (cfg.user && cfg.password && cfg.security === 'none' && !isLoopbackHost(cfg.host))
+      throw new DeliveryError(
+        `SMTP: the password is never sent over security "none" to ${cfg.host} (only to a loopback relay); use starttls or tls`,
+        true,
+      );
     const t = transport(cfg);
     try {
       const info = await t.sendMail({

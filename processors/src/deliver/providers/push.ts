@@ -8,7 +8,7 @@ import webpush from 'web-push';
 import { pushKeysProblem, pushTargets, removePushSubscription } from '@watchpost/core';
 import type { NotificationSubject } from '@watchpost/schemas';
 import { DeliveryError } from '../errors.ts';
-import { checkUrl, guardedLookup } from '../ssrf.ts';
+import { checkUrl, guardedLookup, hostListing } from '../ssrf.ts';
 import type { Provider } from './provider.ts';
 
 const TIMEOUT_MS = 10_000;
@@ -66,7 +66,7 @@ export const pushProvider: Provider = {
       }
       try {
         await checkUrl(new URL(t.endpoint), allow);
-        const agent = new https.Agent({ lookup: guardedLookup(allow, allow.includes(host)) });
+        const agent = new https.Agent({ lookup: guardedLookup(allow, hostListing(host, allow)) });
         await webpush.sendNotification({ endpoint: t.endpoint, keys: { p256dh: t.p256dh, auth: t.auth } }, payload, {
           vapidDetails: { subject: vapid.subject, publicKey: vapid.publicKey, privateKey: vapid.privateKey },
           TTL,
