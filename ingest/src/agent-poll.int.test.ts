@@ -207,7 +207,7 @@ describe('agent poll', () => {
       exit_code: 0,
       output: 'sent',
     });
-    expect(res.status).toBe(204);
+    expect(res.status).toBe(200); // was 204 (issue 22: agents count only 200/201)
     expect((await agent(`/agent/commands/${c.body.id}/result`, { ...as('lnx-old'), status: 'failed' })).status).toBe(409);
     const listed = await api('GET', `/hosts/${ids.old}/agent-commands`);
     expect(listed.body.items[0]).toMatchObject({ id: c.body.id, status: 'succeeded', result: { exit_code: 0, output: 'sent' } });
@@ -363,7 +363,8 @@ describe('commands go only to their agent (issue 21)', () => {
       expect(r.body.error.code).toBe('NOT_FOUND');
       expect(await status(c.body.id)).toEqual({ status: 'delivered', result: null });
     }
-    expect((await agent(url, { ...self, status: 'failed', exit_code: 3, output: 'real' })).status).toBe(204);
+    // 200 with a small body (was 204: the Windows agent counts only 200/201 as delivered, issue 22).
+    expect((await agent(url, { ...self, status: 'failed', exit_code: 3, output: 'real' })).status).toBe(200);
     // Final: a second result, even from the bound agent, changes nothing.
     expect((await agent(url, { ...self, ...forged })).status).toBe(409);
     expect(await status(c.body.id)).toEqual({ status: 'failed', result: { exit_code: 3, output: 'real' } });
@@ -381,5 +382,100 @@ describe('commands go only to their agent (issue 21)', () => {
     const r = await agent('/agent/poll', self);
     expect(r.body.update).toEqual({ version: '1.3.0', git_url: repo.url, branch: 'main' });
     expect(await offersFor('lnx-bound')).toEqual([{ version: '1.3.0' }]);
+  });
+});
+
+describe("the Windows agent's command channel (issue 22)", () => {
+  // win-cmd is bound to `key` and instance inst-wcmd; the agent polls with GET and a Bearer key, and posts
+  // results without hostname or instance id (Sac-Client.ps1).
+  let otherKey: string;
+  let hostId: number;
+  const status = async (id: number) =>
+    (await h.stores.pg.query('SELECT status, result FROM agent_commands WHERE id = $1', [id])).rows[0];
+  async function win(method: 'GET' | 'POST', path: string, payload?: object, apiKey = key) {
+    const r = await ingest.inject({
+      method,
+      url: `/api/v1${path}`,
+      headers: {
+        authorization: `Bearer ${apiKey}`,
+        ...(payload ? { 'content-type': 'application/json; charset=utf-8' } : {}),
+      },
+      ...(payload ? { payload: JSON.stringify(payload) } : {}),
+    });
+    return { status: r.statusCode, body: r.body ? r.json() : null };
+  }
+  const poll = (instance: string, apiKey = key) =>
+    win('GET', `/agent/commands?agent_instance_id=${encodeURIComponent(instance)}`, undefined, apiKey);
+
+  beforeAll(async () => {
+    otherKey = (await createApiKey(h.stores.pg, 'win-other')).key;
+    hostId = await insertHost(h.stores.pg, {
+      hostname: 'win-cmd',
+      product: 'rdp-login-monitor',
+      version: '2.1.7-SAC',
+      address: '10.0.0.20',
+      agentInstanceId: 'inst-wcmd',
+      boundKeyId: keyId,
+    });
+  });
+
+  it("serves queued qwinsta/logoff in the agent's shape, run_as null; other instances and keys get none", async () => {
+    const q = await api('POST', `/hosts/${hostId}/agent-commands`, { kind: 'qwinsta', params: {} });
+    const l = await api('POST', `/hosts/${hostId}/agent-commands`, { kind: 'logoff', params: { session_id: 3 } });
+    expect([q.status, l.status]).toEqual([201, 201]);
+    for (const [instance, apiKey] of [
+      ['inst-other', key],
+      ['inst-wcmd', otherKey],
+    ] as const) {
+      const r = await poll(instance, apiKey);
+      expect(r.status, instance).toBe(200);
+      expect(r.body).toEqual({ commands: [] });
+    }
+    expect((await win('GET', '/agent/commands')).body).toEqual({ commands: [] });
+    expect(await status(q.body.id)).toEqual({ status: 'pending', result: null });
+
+    const r = await poll('inst-wcmd');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      commands: [
+        { id: q.body.id, type: 'qwinsta', params: { session_id: null }, run_as: null },
+        { id: l.body.id, type: 'logoff', params: { session_id: 3 }, run_as: null },
+      ],
+    });
+    expect((await status(q.body.id)).status).toBe('delivered');
+    // Delivered: the next poll (60 s later) does not run them again.
+    expect((await poll('inst-wcmd')).body).toEqual({ commands: [] });
+  });
+
+  it("stores the agent's result body (200) and the command is final; another key's result is 404", async () => {
+    const c = await api('POST', `/hosts/${hostId}/agent-commands`, { kind: 'logoff', params: { session_id: 4 } });
+    expect((await poll('inst-wcmd')).body.commands.map((x: { id: number }) => x.id)).toEqual([c.body.id]);
+    const url = `/agent/commands/${c.body.id}/result`;
+    const forged = await win('POST', url, { status: 'completed', stdout: 'forged', stderr: '' }, otherKey);
+    expect(forged.status).toBe(404);
+    expect(forged.body.error.code).toBe('NOT_FOUND');
+    expect(await status(c.body.id)).toEqual({ status: 'delivered', result: null });
+    expect((await win('POST', '/agent/commands/999999/result', { status: 'failed', stdout: '', stderr: 'x' })).status).toBe(404);
+
+    const r = await win('POST', url, { status: 'failed', stdout: '', stderr: 'exit code 1' });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ id: c.body.id, status: 'failed' });
+    expect(await status(c.body.id)).toEqual({ status: 'failed', result: { exit_code: null, output: '', stderr: 'exit code 1' } });
+    // Final: a second result changes nothing.
+    expect((await win('POST', url, { status: 'completed', stdout: 'again', stderr: '' })).status).toBe(409);
+    expect((await status(c.body.id)).status).toBe('failed');
+
+    const q = await api('POST', `/hosts/${hostId}/agent-commands`, { kind: 'qwinsta', params: {} });
+    await poll('inst-wcmd');
+    const ok = await win('POST', `/agent/commands/${q.body.id}/result`, {
+      status: 'completed',
+      stdout: ' SESSIONNAME',
+      stderr: '',
+    });
+    expect(ok).toEqual({ status: 200, body: { id: q.body.id, status: 'succeeded' } });
+    expect(await status(q.body.id)).toEqual({
+      status: 'succeeded',
+      result: { exit_code: null, output: ' SESSIONNAME', stderr: '' },
+    });
   });
 });

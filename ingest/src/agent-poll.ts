@@ -1,7 +1,8 @@
 // The agent poll, beside the event intake (agents talk to ingest): registered inside ingest's routes so
 // it shares their cached agent-key check. POST /api/v1/agent/poll answers pending commands, the desired
-// configuration and a pending self-update; POST /api/v1/agent/commands/{id}/result records a command's
-// outcome. Wire schemas: schemas/src/agent-poll.ts (also in the API's OpenAPI document).
+// configuration and a pending self-update; GET /api/v1/agent/commands is the Windows agent's own poll
+// (rdp-login-monitor, by instance id, issue 22); POST /api/v1/agent/commands/{id}/result records a
+// command's outcome (our body or the Windows agent's). Wire schemas: schemas/src/agent-poll.ts (also in the API's OpenAPI document).
 // Both serve only the host's bound agent (its agent key and instance, core's isBoundAgent): the fleet's key
 // sits on every host, and another agent must neither take a host's commands nor answer them (issue 21).
 import type { FastifyInstance, FastifyPluginAsync, FastifyRequest } from 'fastify';
@@ -9,18 +10,26 @@ import type { Pool } from 'pg';
 import { errorBody, type Config, type Logger } from '@watchpost/runtime';
 import {
   AGENT_COMMAND_RESULT_PATH,
+  AGENT_COMMANDS_PATH,
   AGENT_POLL_PATH,
   agentCommandResultBodySchema,
+  agentCommandResultResponseSchema,
+  agentCommandsQuerySchema,
+  agentCommandsResponseSchema,
   agentPollBodySchema,
   agentPollResponseSchema,
   type AgentCommandResultBody,
+  type AgentCommandsQuery,
   type AgentPollBody,
 } from '@watchpost/schemas';
 import {
+  agentCommandHostname,
   agentKindOf,
   configFor,
   findHostBinding,
+  findHostsByAgent,
   isBoundAgent,
+  isBoundKey,
   loadAgentConfig,
   loadAgentUpdateSettings,
   loadLatestVersions,
@@ -28,6 +37,8 @@ import {
   recordUpdateOffer,
   shouldOfferUpdate,
   takeAgentCommands,
+  windowsAgentCommand,
+  WINDOWS_AGENT_TYPES,
   type AgentIdentity,
 } from '@watchpost/core';
 
@@ -134,15 +145,47 @@ export function agentPollRoutes(deps: {
       },
     );
 
+    // The Windows agent polls every 60 s with its instance id only (no hostname) and runs qwinsta/logoff.
+    app.get<{ Querystring: AgentCommandsQuery }>(
+      AGENT_COMMANDS_PATH,
+      {
+        config: { access: 'agent' },
+        schema: { tags: ['agents'], querystring: agentCommandsQuerySchema, response: { 200: agentCommandsResponseSchema } },
+      },
+      async (req) => {
+        const instance = req.query.agent_instance_id;
+        const keyId = keyIdOf(req);
+        if (!instance || keyId === undefined) return { commands: [] };
+        const hosts = await findHostsByAgent(pg, keyId, instance);
+        if (hosts.length !== 1) {
+          // Clones share the agent's folder and so its instance id: serving one host's logoff to all of
+          // them would log users off the wrong machine.
+          if (hosts.length > 1)
+            log.warn(
+              { key_id: keyId, agent_instance_id: instance },
+              'several hosts are bound to this agent instance: nothing served',
+            );
+          return { commands: [] };
+        }
+        const host = hosts[0]!;
+        if (!isBoundAgent(host, { keyId, agentInstanceId: instance })) return { commands: [] };
+        // Only what the agent can run; other kinds stay pending (it would answer "unknown command type").
+        const commands = await takeAgentCommands(pg, host.hostname, Object.keys(WINDOWS_AGENT_TYPES));
+        return { commands: commands.map(windowsAgentCommand) };
+      },
+    );
+
     app.post<{ Params: { id: number }; Body: AgentCommandResultBody }>(
       AGENT_COMMAND_RESULT_PATH,
       {
-        bodyLimit: 64 * 1024,
+        // The Windows agent sends stdout/stderr untruncated and never retries: take a generous body.
+        bodyLimit: 256 * 1024,
         config: { access: 'agent' },
         schema: {
           tags: ['agents'],
           params: { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } },
           body: agentCommandResultBodySchema,
+          response: { 200: agentCommandResultResponseSchema },
         },
       },
       async (req, reply) => {
@@ -151,11 +194,25 @@ export function agentPollRoutes(deps: {
         // Another agent's result is refused as if the command did not exist (and nothing changes).
         const notFound = () =>
           reply.code(404).send(errorBody('NOT_FOUND', 'no such command for this hostname and agent (key and agent_instance_id)'));
-        if (!who || !isBoundAgent(await findHostBinding(pg, b.hostname), who)) return notFound();
-        const outcome = await recordAgentCommandResult(pg, req.params.id, b.hostname, b);
+        if (!who) return notFound();
+        // Our body names the host; the Windows agent's does not (nor its instance): the command's host
+        // must then be bound to the calling key.
+        const hostname = b.hostname ?? (await agentCommandHostname(pg, req.params.id));
+        if (!hostname) return notFound();
+        const host = await findHostBinding(pg, hostname);
+        if (!(b.hostname !== undefined ? isBoundAgent(host, who) : isBoundKey(host, who))) return notFound();
+        const status = b.status === 'failed' ? 'failed' : 'succeeded';
+        const cut = (x: string | undefined) => (x === undefined ? undefined : x.slice(0, 16_384));
+        const outcome = await recordAgentCommandResult(pg, req.params.id, hostname, {
+          status,
+          exit_code: b.exit_code,
+          output: b.output ?? cut(b.stdout),
+          stderr: cut(b.stderr),
+        });
         if (outcome === 'not_found') return notFound();
         if (outcome === 'conflict') return reply.code(409).send(errorBody('CONFLICT', 'the command already has a result'));
-        return reply.code(204).send();
+        // 200 with a body (not 204): the Windows agent counts only 200/201 as delivered.
+        return reply.code(200).send({ id: req.params.id, status });
       },
     );
   };

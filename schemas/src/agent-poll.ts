@@ -105,22 +105,82 @@ export const agentPollResponseSchema = {
 
 export const agentCommandResultBodySchema = {
   type: 'object',
-  required: ['hostname', 'status'],
+  required: ['status'],
   additionalProperties: false,
+  description:
+    'Two shapes: ours `{hostname, agent_instance_id?, status: succeeded|failed, exit_code?, output?}`, and the Windows ' +
+    "agent's `{status: completed|failed, stdout, stderr}` (no hostname: the command's host is checked against the key)",
   properties: {
     hostname: { type: 'string', minLength: 1, maxLength: 255, description: 'must be the host the command was for' },
     agent_instance_id: {
       type: 'string',
       maxLength: 128,
-      description: 'as in the poll; required when the host is bound to an agent instance',
+      description: 'as in the poll; required with hostname when the host is bound to an agent instance',
     },
-    status: { type: 'string', enum: ['succeeded', 'failed'] },
+    status: { type: 'string', enum: ['succeeded', 'completed', 'failed'], description: 'completed is stored as succeeded' },
     exit_code: { type: 'integer' },
     output: { type: 'string', maxLength: 16384, description: 'what the command printed (truncated by the agent)' },
+    stdout: { type: 'string', description: "the Windows agent's output (stored truncated to 16 KiB)" },
+    stderr: { type: 'string', description: "the Windows agent's error output (stored truncated to 16 KiB)" },
   },
 } as const;
 
 export type AgentCommandResultBody = FromSchema<typeof agentCommandResultBodySchema>;
+
+export const agentCommandResultResponseSchema = {
+  type: 'object',
+  required: ['id', 'status'],
+  properties: { id: { type: 'integer' }, status: { type: 'string', enum: ['succeeded', 'failed'] } },
+} as const;
+
+/** The Windows agent's poll (rdp-login-monitor Sac-Client.ps1): GET with ?agent_instance_id and a Bearer key. */
+export const AGENT_COMMANDS_PATH = '/api/v1/agent/commands';
+
+export const agentCommandsQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    agent_instance_id: {
+      type: 'string',
+      maxLength: 128,
+      description: "the agent's instance id (as source.agent_instance_id in its events); missing or unknown: no commands",
+    },
+  },
+} as const;
+
+export type AgentCommandsQuery = FromSchema<typeof agentCommandsQuerySchema>;
+
+/** The agent reads these four under PowerShell strict mode: every one is always present. */
+export const agentCommandsResponseSchema = {
+  type: 'object',
+  required: ['commands'],
+  description:
+    'Commands for the host bound to this key and agent_instance_id (oldest first, at most 20), marked delivered; any other caller gets `{commands: []}`',
+  properties: {
+    commands: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'type', 'params', 'run_as'],
+        properties: {
+          id: { type: 'integer' },
+          type: { type: 'string', enum: ['qwinsta', 'logoff'] },
+          params: {
+            type: 'object',
+            required: ['session_id'],
+            properties: { session_id: { type: 'integer', nullable: true } },
+          },
+          run_as: {
+            type: 'object',
+            nullable: true,
+            additionalProperties: true,
+            description: 'always null: the agent runs as SYSTEM and needs no credentials, so none are ever sent',
+          },
+        },
+      },
+    },
+  },
+} as const;
 
 const errorBody = {
   type: 'object',
@@ -155,20 +215,40 @@ export const agentPollOpenApiPaths = {
       operationId: 'postAgentCommandResult',
       summary: "Agent posts a command's result",
       description:
-        "Served by the ingest role. Access: agent API key. Accepted only from the host's bound agent (key and agent_instance_id); " +
+        "Served by the ingest role. Access: agent API key. Accepted only from the host's bound agent (key and agent_instance_id; " +
+        "without hostname, the Windows agent's body: the key the host is bound to); " +
         'a second result for the same command is 409 and changes nothing.',
       security: [{ agentKey: [] }],
       parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
       requestBody: { required: true, ...json(agentCommandResultBodySchema) },
       responses: {
-        204: { description: 'recorded' },
+        200: {
+          description: 'recorded (was 204 before issue 22: agents count only 200/201)',
+          ...json(agentCommandResultResponseSchema),
+        },
         400: { description: 'VALIDATION_FAILED', ...json(errorBody) },
         401: { description: 'UNAUTHORIZED', ...json(errorBody) },
         404: {
-          description: "NOT_FOUND: no such command for this hostname, or the request is not from the host's bound agent",
+          description: "NOT_FOUND: no such command (for this hostname), or the request is not from the host's bound agent",
           ...json(errorBody),
         },
         409: { description: 'CONFLICT: the command already has a result', ...json(errorBody) },
+      },
+    },
+  },
+  [AGENT_COMMANDS_PATH]: {
+    get: {
+      tags: ['agents'],
+      operationId: 'agentCommands',
+      summary: "The Windows agent's command poll (qwinsta, logoff)",
+      description:
+        'Served by the ingest role. Access: agent API key (Authorization: Bearer or X-API-Key). Answers the commands of the host ' +
+        'bound to this key and agent_instance_id in the shape rdp-login-monitor reads; anyone else gets `{commands: []}`.',
+      security: [{ agentKey: [] }],
+      parameters: [{ name: 'agent_instance_id', in: 'query', required: false, schema: { type: 'string', maxLength: 128 } }],
+      responses: {
+        200: { description: 'commands to run', ...json(agentCommandsResponseSchema) },
+        401: { description: 'UNAUTHORIZED: missing or invalid agent API key', ...json(errorBody) },
       },
     },
   },

@@ -14,7 +14,7 @@ import { notInHoursSql, pendingHours } from './hourly.ts';
 import { SEVERITIES, type Severity } from '@watchpost/schemas';
 import { effectiveSeveritySql, visibleTypeSql, type TypeSettings } from './type-settings.ts';
 import { recentEvents, type EventRow } from './events.ts';
-import { findHostsByHostname, hostCounts } from '@watchpost/core';
+import { findHostsByHostname, hostCounts, type StaleRule } from '@watchpost/core';
 import { visibleProblemTypeSql } from './problems.ts';
 
 const HOUR_MS = 3_600_000;
@@ -40,7 +40,7 @@ export interface DashboardSummary {
 
 export interface SummaryOptions {
   now?: Date;
-  staleMinutes: number;
+  staleMinutes: StaleRule;
   topN?: number;
   recentN?: number;
 }

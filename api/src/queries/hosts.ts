@@ -4,7 +4,7 @@ import { withTransaction } from '@watchpost/runtime';
 import type { ClickHouseClient } from '@watchpost/runtime';
 import { execSql } from '@watchpost/runtime';
 import { sql } from '@watchpost/runtime';
-import { deleteHostRow, getHostView, listHostViews, type HostView, type HostViewFilters } from '@watchpost/core';
+import { deleteHostRow, getHostView, listHostViews, type HostView, type HostViewFilters, type StaleRule } from '@watchpost/core';
 import type { TypeSettings } from './type-settings.ts';
 
 /** A host in the API's list (timestamps as ISO text, the agent's version as agent_version). */
@@ -88,7 +88,7 @@ export type HostFilters = HostViewFilters;
 export async function listHosts(
   pg: Pool,
   ts: TypeSettings,
-  staleMinutes: number,
+  staleMinutes: StaleRule,
   f: HostFilters,
   page: number,
   pageSize: number,
@@ -97,7 +97,7 @@ export async function listHosts(
   return { total: r.total, page, page_size: pageSize, items: r.rows.map(toItem) };
 }
 
-export async function getHost(pg: Pool, ts: TypeSettings, staleMinutes: number, id: number): Promise<HostDetail | null> {
+export async function getHost(pg: Pool, ts: TypeSettings, staleMinutes: StaleRule, id: number): Promise<HostDetail | null> {
   const r = await getHostView(pg, { staleMinutes, hiddenTypes: [...ts.hidden] }, id);
   return r ? toDetail(r) : null;
 }

@@ -105,7 +105,7 @@ const dashboardRoutes: FastifyPluginAsync = async (app) => {
     },
     async () => {
       const ts = await loadTypeSettings(pg);
-      return dashboardSummary(clickhouse, pg, ts, { staleMinutes: config.heartbeatStaleMinutes });
+      return dashboardSummary(clickhouse, pg, ts, { staleMinutes: config.heartbeat });
     },
   );
 };

@@ -58,7 +58,7 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
       const page = await listHosts(
         pg,
         ts,
-        config.heartbeatStaleMinutes,
+        config.heartbeat,
         { search: q.search, status: q.status, pending: q.pending },
         q.page,
         q.page_size,
@@ -81,7 +81,7 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
     },
     async (req) => {
       const ts = await loadTypeSettings(pg);
-      const h = await getHost(pg, ts, config.heartbeatStaleMinutes, req.params.id);
+      const h = await getHost(pg, ts, config.heartbeat, req.params.id);
       if (!h) throw notFound('host');
       return (await withVersionFlags(pg, config.actions, [h]))[0];
     },

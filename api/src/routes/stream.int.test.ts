@@ -18,7 +18,13 @@ let token: string;
 beforeAll(async () => {
   // One user holds the 1,000 streams of the fan-out test: the per-user cap (stream-caps.int.test.ts) is raised.
   h = await createApiHarness('stream', {
-    env: { SERVICE_STREAM_KEEPALIVE_SECONDS: '1', STREAM_BATCH_MS: '50', SERVICE_STREAM_MAX_PER_USER: '2000' },
+    env: {
+      SERVICE_STREAM_KEEPALIVE_SECONDS: '1',
+      STREAM_BATCH_MS: '50',
+      SERVICE_STREAM_MAX_PER_USER: '2000',
+      // ssh-monitor hosts go stale after 2 × 10 + 5 minutes here (24 h by default), so a day's silence is stale.
+      SERVICE_HEARTBEAT_INTERVAL_LINUX_MINUTES: '10',
+    },
   });
   await addUser(h, 'mon', 'monitor');
   token = (await login(h, 'mon', 'pw-mon-secret')).json().access_token;

@@ -95,17 +95,19 @@ export async function listAgentCommands(pg: Pool, hostname: string): Promise<Age
 
 /**
  * Commands for this host's poll: pending ones, and delivered ones whose result is overdue; marked
- * delivered. Only for the host's bound agent (the caller checks isBoundAgent first).
+ * delivered. Only for the host's bound agent (the caller checks isBoundAgent first). `kinds`: only
+ * these (the Windows agent's poll takes only the commands it can run; the others stay pending).
  */
-export async function takeAgentCommands(pg: Pool, hostname: string): Promise<AgentCommand[]> {
+export async function takeAgentCommands(pg: Pool, hostname: string, kinds?: readonly string[]): Promise<AgentCommand[]> {
   const r = await pg.query<Row>(
     `UPDATE agent_commands SET status = 'delivered', delivered_at = now()
       WHERE id IN (SELECT id FROM agent_commands
                     WHERE hostname = $1
                       AND (status = 'pending' OR (status = 'delivered' AND delivered_at < now() - make_interval(mins => $2)))
+                      AND ($4::text[] IS NULL OR kind = ANY($4))
                     ORDER BY id LIMIT $3)
       RETURNING ${COLS}`,
-    [hostname, REDELIVER_AFTER_MINUTES, MAX_PER_POLL],
+    [hostname, REDELIVER_AFTER_MINUTES, MAX_PER_POLL, kinds ?? null],
   );
   return r.rows.map(view).sort((a, b) => a.id - b.id);
 }
@@ -118,14 +120,61 @@ export async function recordAgentCommandResult(
   pg: Pool,
   id: number,
   hostname: string,
-  result: { status: 'succeeded' | 'failed'; exit_code?: number; output?: string },
+  result: { status: 'succeeded' | 'failed'; exit_code?: number; output?: string; stderr?: string },
 ): Promise<'recorded' | 'not_found' | 'conflict'> {
+  const stored: Record<string, unknown> = { exit_code: result.exit_code ?? null, output: result.output ?? '' };
+  if (result.stderr !== undefined) stored.stderr = result.stderr;
   const r = await pg.query(
     `UPDATE agent_commands SET status = $3, finished_at = now(), result = $4
       WHERE id = $1 AND hostname = $2 AND status IN ('pending', 'delivered')`,
-    [id, hostname, result.status, JSON.stringify({ exit_code: result.exit_code ?? null, output: result.output ?? '' })],
+    [id, hostname, result.status, JSON.stringify(stored)],
   );
   if (r.rowCount === 1) return 'recorded';
   const exists = await pg.query('SELECT 1 FROM agent_commands WHERE id = $1 AND hostname = $2', [id, hostname]);
   return exists.rowCount ? 'conflict' : 'not_found';
+}
+
+// --- the Windows agent's command channel (issue 22: rdp-login-monitor's Sac-Client.ps1) -------------
+
+/** Our command kinds the Windows agent runs, and the `type` it knows them by (it knows no other). */
+export const WINDOWS_AGENT_TYPES: Readonly<Record<string, 'qwinsta' | 'logoff'>> = { qwinsta: 'qwinsta', logoff: 'logoff' };
+
+/**
+ * A command as the Windows agent reads it. Under PowerShell strict mode it refuses a missing property,
+ * so `params.session_id` and `run_as` are always there; `run_as` is always null: the agent runs as
+ * SYSTEM and needs no credentials, so the service never sends any.
+ */
+export function windowsAgentCommand(c: AgentCommand): {
+  id: number;
+  type: 'qwinsta' | 'logoff';
+  params: { session_id: number | null };
+  run_as: null;
+} {
+  const sid = Number(c.params.session_id);
+  return {
+    id: c.id,
+    type: WINDOWS_AGENT_TYPES[c.kind]!,
+    // A missing or bad session id: the agent answers failed "missing session_id" (it refuses 0 as well).
+    params: { session_id: Number.isSafeInteger(sid) && sid > 0 ? sid : null },
+    run_as: null,
+  };
+}
+
+/**
+ * For a result without hostname (the Windows agent sends none, nor its instance id): true when the
+ * command's host is bound to this key, and to this instance when one is given. A host bound to no key
+ * cannot be checked this way and accepts none.
+ */
+export function isBoundKey(
+  host: { agent_instance_id: string | null; bound_key_id: number | null } | null,
+  who: AgentIdentity,
+): boolean {
+  if (!host || host.bound_key_id === null || host.bound_key_id !== who.keyId) return false;
+  return who.agentInstanceId === null || host.agent_instance_id === who.agentInstanceId;
+}
+
+/** The host a command is for, null when no such command. */
+export async function agentCommandHostname(pg: Pool, id: number): Promise<string | null> {
+  const r = await pg.query<{ hostname: string }>('SELECT hostname FROM agent_commands WHERE id = $1', [id]);
+  return r.rows[0]?.hostname ?? null;
 }

@@ -3,7 +3,7 @@
 // that gives a problem its host.
 import type { Pool } from '@watchpost/runtime';
 import type { HostStatus } from '@watchpost/schemas';
-import { hostStatusSql } from './status.ts';
+import { hostStatusSql, type StaleRule } from './status.ts';
 import type { HostRow } from './store.ts';
 
 /**
@@ -22,7 +22,8 @@ export type HostView = Omit<HostRow, 'ssh_admin_checked_at' | 'ssh_host_key_sha2
 };
 
 export interface HostViewOptions {
-  staleMinutes: number;
+  /** config.heartbeat (status.ts), or a flat number of minutes. */
+  staleMinutes: StaleRule;
   /** Problem types left out of live_problems. */
   hiddenTypes: readonly string[];
 }
@@ -35,7 +36,7 @@ export interface HostViewFilters {
   pending?: boolean;
 }
 
-// $1 = stale minutes, $2 = hidden types
+// $1 = stale rule, $2 = hidden types
 const VIEW_SELECT = `SELECT h.id, h.hostname, h.display_name, ${hostStatusSql('$1')} AS status, h.os_family, h.os_version, h.fqdn, h.ipv4, h.ipv6,
     h.timezone, h.product, h.product_version, h.agent_instance_id, h.internal_address, h.first_seen, h.last_seen,
     h.last_heartbeat, h.status_changed_at, h.ssh_admin_ok, h.inventory_hardware, h.inventory_software, h.inventory_at,
@@ -79,7 +80,7 @@ export async function listHostViews(
     pg.query<HostView>(`${VIEW_SELECT} ${w} ORDER BY h.hostname LIMIT $${params.length - 1} OFFSET $${params.length}`, params),
     // The count shares the parameter numbering; Postgres wants every parameter typed, hence the IS NOT NULLs.
     pg.query<{ total: number }>(
-      `SELECT count(*)::int AS total FROM hosts h ${w ? `${w} AND` : 'WHERE'} $1::int IS NOT NULL AND $2::text[] IS NOT NULL`,
+      `SELECT count(*)::int AS total FROM hosts h ${w ? `${w} AND` : 'WHERE'} $1::jsonb IS NOT NULL AND $2::text[] IS NOT NULL`,
       countParams,
     ),
   ]);
@@ -94,7 +95,7 @@ export async function getHostView(pg: Pool, o: HostViewOptions, id: number): Pro
 /** The dashboard's host figures: how many, how many online now, the latest heartbeat. */
 export async function hostCounts(
   pg: Pool,
-  staleMinutes: number,
+  staleMinutes: StaleRule,
 ): Promise<{ total: number; online: number; last_heartbeat_at: Date | null }> {
   const r = await pg.query<{ total: number; online: number; last_heartbeat_at: Date | null }>(
     `SELECT count(*)::int AS total, count(*) FILTER (WHERE ${hostStatusSql('$1')} = 'online')::int AS online,

@@ -188,7 +188,7 @@ describe('host store (Postgres)', () => {
       refresh('live-quiet', { first_seen: at(-100), last_seen: at(-100) }),
       refresh('live-beat', { first_seen: at(-100), last_seen: at(-1), last_heartbeat: at(-1), first_live_at: at(-1) }),
     ]);
-    const silent = await silentHostnames(s.pg, at(-50));
+    const silent = (await silentHostnames(s.pg, at(0), 50)).map((x) => x.hostname);
     expect(silent).toContain('live-quiet');
     expect(silent).not.toContain('live-beat');
     expect(silent).toEqual([...silent].sort());

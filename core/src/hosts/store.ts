@@ -4,7 +4,14 @@
 // the API's list/detail reads (reads.ts). A new column goes in the migration, HostRow and COLUMNS.
 import type { Pool, PoolClient } from '@watchpost/runtime';
 import type { HostStatus } from '@watchpost/schemas';
-import { hostLastAliveSql } from './status.ts';
+import {
+  HEARTBEAT_INTERVAL_MAX_SECONDS,
+  HEARTBEAT_INTERVAL_MIN_SECONDS,
+  HEARTBEAT_INTERVAL_WEIGHT,
+  hostLastAliveSql,
+  hostStaleSecondsSql,
+  type StaleRule,
+} from './status.ts';
 
 type Db = Pool | PoolClient;
 
@@ -30,6 +37,8 @@ export interface HostRow {
   last_seen: Date;
   /** Receive time of the last agent.heartbeat or report.daily.* event. */
   last_heartbeat: Date | null;
+  /** Learned gap between consecutive liveness events (seconds, EWMA, [1 min, 48 h]); null until the second. */
+  heartbeat_interval_seconds: number | null;
   /** Stored by the liveness scan and correlate; reads compute it with hostStatusSql. */
   status: HostStatus;
   status_changed_at: Date | null;
@@ -64,6 +73,7 @@ const COLUMNS = [
   'first_seen',
   'last_seen',
   'last_heartbeat',
+  'heartbeat_interval_seconds',
   'status',
   'status_changed_at',
   'ssh_admin_ok',
@@ -186,7 +196,8 @@ export type HostRefresh = Pick<
  * missing, on a host bound before issue 21, is filled) and its confirmed facts (os_family, product, fqdn,
  * ipv4, internal_address: changed only by accepting a pending change, changes.ts); it takes the latest
  * last_seen and heartbeat, non-null descriptive fields and the product version, and turns online at its
- * first liveness event.
+ * first liveness event. The gap from its stored heartbeat to the batch's first liveness event feeds the
+ * learned heartbeat interval (status.ts).
  */
 export async function upsertHosts(c: PoolClient, rows: readonly HostRefresh[]): Promise<void> {
   if (rows.length === 0) return;
@@ -214,6 +225,13 @@ export async function upsertHosts(c: PoolClient, rows: readonly HostRefresh[]): 
        last_seen = GREATEST(hosts.last_seen, EXCLUDED.last_seen),
        last_heartbeat = CASE WHEN EXCLUDED.last_heartbeat IS NULL THEN hosts.last_heartbeat
                              ELSE GREATEST(hosts.last_heartbeat, EXCLUDED.last_heartbeat) END,
+       heartbeat_interval_seconds = COALESCE((
+         SELECT round(CASE WHEN hosts.heartbeat_interval_seconds IS NULL THEN g.gap
+                           ELSE ${HEARTBEAT_INTERVAL_WEIGHT} * g.gap + ${1 - HEARTBEAT_INTERVAL_WEIGHT} * hosts.heartbeat_interval_seconds END)::int
+           FROM (SELECT LEAST(GREATEST(extract(epoch FROM i.first_live_at - hosts.last_heartbeat),
+                                       ${HEARTBEAT_INTERVAL_MIN_SECONDS}), ${HEARTBEAT_INTERVAL_MAX_SECONDS}) AS gap
+                   FROM input i WHERE i.hostname = EXCLUDED.hostname AND i.first_live_at > hosts.last_heartbeat) g),
+         hosts.heartbeat_interval_seconds),
        status = CASE WHEN EXCLUDED.last_heartbeat IS NULL THEN hosts.status ELSE 'online' END,
        status_changed_at = CASE WHEN EXCLUDED.last_heartbeat IS NOT NULL AND hosts.status <> 'online'
                                 THEN (SELECT i.first_live_at FROM input i WHERE i.hostname = EXCLUDED.hostname)
@@ -253,13 +271,25 @@ export async function writeHostInventories(c: PoolClient, rows: readonly HostInv
 
 // --- liveness -------------------------------------------------------------------------------------
 
-/** Hostnames whose last sign of life (hostLastAliveSql) is before `cutoff`, sorted. */
-export async function silentHostnames(db: Db, cutoff: Date): Promise<string[]> {
-  const r = await db.query<{ hostname: string }>(
-    `SELECT hostname FROM hosts WHERE ${hostLastAliveSql()} < $1 ORDER BY hostname`,
-    [cutoff],
+/**
+ * Hosts silent at `now`: their last sign of life (hostLastAliveSql) is older than their stale threshold
+ * (status.ts, the same rule as hostStatusSql), sorted, with that threshold in minutes. `hostname`
+ * narrows it to one host (the scan's re-check under the row lock).
+ */
+export async function silentHostnames(
+  db: Db,
+  now: Date,
+  rule: StaleRule,
+  hostname?: string,
+): Promise<{ hostname: string; stale_minutes: number }[]> {
+  const r = await db.query<{ hostname: string; stale_minutes: number }>(
+    `SELECT hostname, round(${hostStaleSecondsSql('$2', 'h')} / 60)::int AS stale_minutes FROM hosts h
+      WHERE ${hostLastAliveSql('h')} < $1::timestamptz - make_interval(secs => ${hostStaleSecondsSql('$2', 'h')})
+        AND ($3::text IS NULL OR h.hostname = $3)
+      ORDER BY hostname`,
+    [now, rule, hostname ?? null],
   );
-  return r.rows.map((x) => x.hostname);
+  return r.rows;
 }
 
 export async function markHostStale(c: PoolClient, hostname: string, at: Date): Promise<void> {
@@ -363,4 +393,20 @@ export async function proposeWinrmCertificate(db: Db, hostId: number, sha256: st
            seen_count = host_changes.seen_count + 1`,
     [hostId, sha256, pinned],
   );
+}
+
+// --- the Windows agent's command poll (issue 22) --------------------------------------------------
+
+/**
+ * The hosts bound to this agent instance under this key (or bound to the instance with no key yet):
+ * the Windows agent polls with its instance id only, no hostname. Usually one; machines cloned with
+ * the agent's folder share an instance id, so the caller serves nothing when there are several.
+ */
+export async function findHostsByAgent(db: Db, keyId: number, agentInstanceId: string): Promise<HostBinding[]> {
+  const r = await db.query<HostBinding>(
+    `SELECT id, hostname, product, os_family, product_version, agent_instance_id, bound_key_id FROM hosts
+      WHERE agent_instance_id = $1 AND (bound_key_id = $2 OR bound_key_id IS NULL) ORDER BY id LIMIT 2`,
+    [agentInstanceId, keyId],
+  );
+  return r.rows;
 }

@@ -20,6 +20,7 @@ import {
   transition,
   updateProblems,
   type ProblemRow,
+  type StaleRule,
 } from '@watchpost/core';
 import { SILENCE_RULE, deterministicUuid, fingerprintOf } from './rules.ts';
 export interface ScanResult {
@@ -31,39 +32,35 @@ export interface ScanResult {
 
 export const SILENCE_SEVERITY: Severity = 'high';
 
-/** A host is stale when now - COALESCE(last_heartbeat, first_seen) > staleMinutes (receive times). */
-export async function runLivenessScan(pool: Pool, opts: { now: Date; staleMinutes: number }): Promise<ScanResult> {
-  const cutoff = new Date(opts.now.getTime() - opts.staleMinutes * 60_000);
+/** Options of one scan: `staleMinutes` is the HeartbeatPolicy (config.heartbeat) or a flat number of minutes. */
+export interface ScanOptions {
+  now: Date;
+  staleMinutes: StaleRule;
+}
+
+/** A host is stale when now - COALESCE(last_heartbeat, first_seen) > its threshold (status.ts; receive times). */
+export async function runLivenessScan(pool: Pool, opts: ScanOptions): Promise<ScanResult> {
   const res: ScanResult = { markedStale: 0, opened: [], reopened: [], suppressed: 0 };
-  for (const hostname of await silentHostnames(pool, cutoff)) await scanHost(pool, hostname, cutoff, opts, res);
+  for (const { hostname } of await silentHostnames(pool, opts.now, opts.staleMinutes)) await scanHost(pool, hostname, opts, res);
   return res;
 }
 
-async function scanHost(
-  pool: Pool,
-  hostname: string,
-  cutoff: Date,
-  opts: { now: Date; staleMinutes: number },
-  res: ScanResult,
-): Promise<void> {
+async function scanHost(pool: Pool, hostname: string, opts: ScanOptions, res: ScanResult): Promise<void> {
   try {
-    await withTransaction(pool, (c) => scanHostIn(c, hostname, cutoff, opts, res));
+    await withTransaction(pool, (c) => scanHostIn(c, hostname, opts, res));
   } catch (err) {
     // Another scanner won the race for this host's live problem: nothing to do.
     if ((err as { code?: string }).code !== '23505') throw err;
   }
 }
 
-async function scanHostIn(
-  c: PoolClient,
-  hostname: string,
-  cutoff: Date,
-  opts: { now: Date; staleMinutes: number },
-  res: ScanResult,
-): Promise<void> {
+async function scanHostIn(c: PoolClient, hostname: string, opts: ScanOptions, res: ScanResult): Promise<void> {
   const host = await lockHost(c, { hostname }, ['status', 'last_heartbeat', 'first_seen']);
   const silentSince = host ? (host.last_heartbeat ?? host.first_seen) : null;
-  if (!host || !silentSince || silentSince >= cutoff) return; // deleted or reported meanwhile
+  // Re-checked under the row lock with the host's own threshold: deleted or reported meanwhile.
+  const [silent] = host ? await silentHostnames(c, opts.now, opts.staleMinutes, hostname) : [];
+  if (!host || !silentSince || !silent) return;
+  const staleMinutes = silent.stale_minutes;
   if (host.status !== 'stale') {
     await markHostStale(c, hostname, opts.now);
     res.markedStale++;
@@ -80,7 +77,7 @@ async function scanHostIn(
       host: hostname,
       type: HOST_SILENCE_TYPE,
       rule: SILENCE_RULE,
-      title: `No heartbeat from ${hostname} for more than ${opts.staleMinutes} minutes`,
+      title: `No heartbeat from ${hostname} for more than ${staleMinutes} minutes`,
       severity: SILENCE_SEVERITY,
       count: 1,
       created_at: opts.now,
@@ -92,7 +89,7 @@ async function scanHostIn(
       resolved_by_user: null,
       rdg_flap: false,
       reopened_count: 0,
-      details: { silent_since: silentSince.toISOString(), stale_minutes: opts.staleMinutes },
+      details: { silent_since: silentSince.toISOString(), stale_minutes: staleMinutes },
     };
     // Another scanner may have opened it meanwhile: nothing is inserted then, and no message written.
     const inserted = await openProblems(c, [row], [outboxEntry('problem.opened', problemPayload(row), opts.now)], {

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
 import { processBatch, type CorrelateSettings } from './processor.ts';
 import { runLivenessScan } from './liveness.ts';
-import { transition, HOST_SILENCE_COOLDOWN_MS } from '@watchpost/core';
+import { transition, loadHostStatuses, HOST_SILENCE_COOLDOWN_MS } from '@watchpost/core';
 import { dumpCorrelateTables, envelope } from '@watchpost/testkit/correlate';
 import type { CorrelateEnvelope } from './rules.ts';
 
@@ -206,6 +206,71 @@ describe('host_silence', () => {
     const now = at(30 * MIN);
     await Promise.all([1, 2, 3, 4].map(() => runLivenessScan(stores.pg, { now, staleMinutes: stale })));
     for (const h of hs) expect((await problemsOf(h)).map((p) => p.type)).toEqual(['host_silence']);
+  });
+});
+
+describe('liveness per agent kind (issue 22)', () => {
+  const policy = testConfig('liveness').heartbeat; // defaults: Windows 4 h, Linux 12 h, 2 missed + 5 min
+  const hostStatus = async (h: string) =>
+    (await stores.pg.query('SELECT status FROM hosts WHERE hostname = $1', [h])).rows[0].status;
+
+  it('a Windows host 3 h after its heartbeat is online, 9 h after it stale with a host_silence problem', async () => {
+    const [ok, late] = [host(), host()];
+    const now = Date.now();
+    await run(
+      envelope({
+        host: ok,
+        osFamily: 'windows',
+        type: 'agent.heartbeat',
+        severity: 'info',
+        receivedAt: new Date(now - 3 * 3600_000),
+      }),
+      envelope({
+        host: late,
+        osFamily: 'windows',
+        type: 'agent.heartbeat',
+        severity: 'info',
+        receivedAt: new Date(now - 9 * 3600_000),
+      }),
+    );
+    const r = await runLivenessScan(stores.pg, { now: new Date(now), staleMinutes: policy });
+    expect(await problemsOf(ok)).toHaveLength(0);
+    expect(await hostStatus(ok)).toBe('online');
+    const [p] = await problemsOf(late);
+    expect(p).toMatchObject({
+      type: 'host_silence',
+      status: 'open',
+      title: `No heartbeat from ${late} for more than 485 minutes`,
+    });
+    expect(r.opened).toContain(p.id);
+    expect(await hostStatus(late)).toBe('stale');
+    const statuses = await loadHostStatuses(stores.pg, policy); // the reads' rule agrees with the scan
+    expect([statuses.get(ok), statuses.get(late)]).toEqual(['online', 'stale']);
+  });
+
+  it('a host that beats every 5 minutes learns it and goes stale after ~15 minutes, not 24 h', async () => {
+    const h = host();
+    for (const m of [0, 5, 10])
+      await run(envelope({ host: h, type: 'agent.heartbeat', severity: 'info', receivedAt: at(m * MIN) }));
+    const row = (await stores.pg.query('SELECT heartbeat_interval_seconds FROM hosts WHERE hostname = $1', [h])).rows[0];
+    expect(row.heartbeat_interval_seconds).toBe(300);
+    await runLivenessScan(stores.pg, { now: at(24 * MIN), staleMinutes: policy });
+    expect(await problemsOf(h)).toHaveLength(0);
+    await runLivenessScan(stores.pg, { now: at(26 * MIN), staleMinutes: policy });
+    expect((await problemsOf(h)).map((p) => p.type)).toEqual(['host_silence']);
+    expect(await hostStatus(h)).toBe('stale');
+  });
+
+  it('learned gaps are bounded to [1 min, 48 h]', async () => {
+    const h = host();
+    await run(envelope({ host: h, type: 'agent.heartbeat', severity: 'info', receivedAt: at(0) }));
+    await run(envelope({ host: h, type: 'agent.heartbeat', severity: 'info', receivedAt: at(1000) }));
+    const q = async () =>
+      (await stores.pg.query('SELECT heartbeat_interval_seconds FROM hosts WHERE hostname = $1', [h])).rows[0]
+        .heartbeat_interval_seconds;
+    expect(await q()).toBe(60);
+    await run(envelope({ host: h, type: 'agent.heartbeat', severity: 'info', receivedAt: at(100 * 3600_000) }));
+    expect(await q()).toBe(Math.round(0.3 * 48 * 3600 + 0.7 * 60));
   });
 });
 

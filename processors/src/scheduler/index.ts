@@ -28,7 +28,7 @@ export const scheduledJobs: ScheduledJob[] = [
     name: LIVENESS_SCAN_JOB,
     everyMs: (ctx) => ctx.config.livenessScanIntervalSeconds * 1000,
     async run(ctx) {
-      const r = await runLivenessScan(ctx.clients.pg, { now: new Date(), staleMinutes: ctx.config.heartbeatStaleMinutes });
+      const r = await runLivenessScan(ctx.clients.pg, { now: new Date(), staleMinutes: ctx.config.heartbeat });
       recordScan(r);
       if (r.opened.length + r.reopened.length + r.markedStale > 0)
         ctx.log.info({ job: LIVENESS_SCAN_JOB, ...r }, 'liveness scan');

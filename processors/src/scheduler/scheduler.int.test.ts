@@ -22,6 +22,10 @@ beforeAll(async () => {
       SERVICE_LIVENESS_SCAN_INTERVAL_SECONDS: '1',
       SERVICE_EVENTS_ROLLUP_INTERVAL_SECONDS: '1',
       SERVICE_HEARTBEAT_STALE_MINUTES: '5',
+      // Issue 22: ssh-monitor hosts follow their product's interval; 2 missed x 2 min + 1 min keeps the 5 minutes.
+      SERVICE_HEARTBEAT_INTERVAL_LINUX_MINUTES: '2',
+      SERVICE_HEARTBEAT_MISSED: '2',
+      SERVICE_HEARTBEAT_SLACK_MINUTES: '1',
     }),
     { kafka: false },
   );

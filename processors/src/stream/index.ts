@@ -67,7 +67,7 @@ export const streamRole: RoleStarter = async ({ config, log, clients, fatal }) =
     if (polling) return;
     polling = true;
     try {
-      const next = await loadHostStatuses(pool, config.heartbeatStaleMinutes);
+      const next = await loadHostStatuses(pool, config.heartbeat);
       if (hosts) for (const m of hostChanges(hosts, next, new Date())) await publish(m);
       hosts = next;
     } catch (err) {

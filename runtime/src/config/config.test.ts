@@ -8,6 +8,12 @@ describe('config', () => {
     expect(c.port).toBe(8080);
     expect(c.role).toBe('all');
     expect(c.heartbeatStaleMinutes).toBe(10);
+    expect(c.heartbeat).toEqual({
+      missed: 2,
+      slack_minutes: 5,
+      fallback_minutes: 10,
+      defaults: { 'rdp-login-monitor': 240, 'ssh-monitor': 720 },
+    });
     expect(c.problemCorrelationWindowMinutes).toBe(60);
     expect(c.notify).toMatchObject({ minSeverity: 'high', channels: ['chat'] });
     expect(c.dailyReport).toMatchObject({ enabled: true, time: '08:00', timezone: 'UTC' });
@@ -29,6 +35,10 @@ describe('config', () => {
       KAFKA_BROKERS: 'k1:9092,k2:9092',
     });
     expect(c.heartbeatStaleMinutes).toBe(3);
+    expect(c.heartbeat.fallback_minutes).toBe(3);
+    expect(
+      loadConfig({ SERVICE_HEARTBEAT_INTERVAL_WINDOWS_MINUTES: '60', SERVICE_HEARTBEAT_MISSED: '3' }).heartbeat,
+    ).toMatchObject({ missed: 3, defaults: { 'rdp-login-monitor': 60, 'ssh-monitor': 720 } });
     expect(c.problemCorrelationWindowMinutes).toBe(15);
     expect(c.notify).toMatchObject({ minSeverity: 'warning', channels: ['chat', 'webhook', 'email'] });
     expect(c.dailyReport).toMatchObject({ time: '23:30', timezone: 'Europe/Berlin' });

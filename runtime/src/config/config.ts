@@ -51,6 +51,18 @@ export type ConsumerGroupKey = keyof typeof CONSUMER_GROUP_BASES;
 
 export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 
+/**
+ * When a host goes stale: after `missed` heartbeat intervals plus `slack_minutes`, the interval being
+ * the host's learned one (hosts.heartbeat_interval_seconds) or else its product's default (minutes);
+ * a host with neither is stale after `fallback_minutes`. Sent to Postgres as one jsonb parameter.
+ */
+export interface HeartbeatPolicy {
+  missed: number;
+  slack_minutes: number;
+  fallback_minutes: number;
+  defaults: Record<string, number>;
+}
+
 export interface Config {
   role: Role;
   host: string;
@@ -89,7 +101,10 @@ export interface Config {
   redisKeyPrefix: string;
   /** Prefix of ingest's event_id claim keys (derived from the events topic). */
   claimKeyPrefix: string;
+  /** SERVICE_HEARTBEAT_STALE_MINUTES: the stale threshold of a host with no learned interval and no product default. */
   heartbeatStaleMinutes: number;
+  /** Liveness per agent kind (core/src/hosts/status.ts): every status computation takes this. */
+  heartbeat: HeartbeatPolicy;
   problemCorrelationWindowMinutes: number;
   problemMinSeverity: Severity;
   retentionDays: number;
@@ -397,6 +412,16 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     redisKeyPrefix: str(env, 'REDIS_KEY_PREFIX', 'watchpost:'),
     claimKeyPrefix: `${topics.events}:claim:`,
     heartbeatStaleMinutes: int(env, 'SERVICE_HEARTBEAT_STALE_MINUTES', 10, 1),
+    heartbeat: {
+      missed: int(env, 'SERVICE_HEARTBEAT_MISSED', 2, 1, 100),
+      slack_minutes: int(env, 'SERVICE_HEARTBEAT_SLACK_MINUTES', 5, 0, 1440),
+      fallback_minutes: int(env, 'SERVICE_HEARTBEAT_STALE_MINUTES', 10, 1),
+      // The agents' own cadences: Deploy-LoginMonitor.ps1 forces a 4 h heartbeat, ssh-monitor sends one every 12 h.
+      defaults: {
+        'rdp-login-monitor': int(env, 'SERVICE_HEARTBEAT_INTERVAL_WINDOWS_MINUTES', 240, 1, 2880),
+        'ssh-monitor': int(env, 'SERVICE_HEARTBEAT_INTERVAL_LINUX_MINUTES', 720, 1, 2880),
+      },
+    },
     problemCorrelationWindowMinutes: int(env, 'SERVICE_PROBLEM_CORRELATION_WINDOW_MINUTES', 60, 1),
     problemMinSeverity: oneOf(env, 'SERVICE_PROBLEM_MIN_SEVERITY', SEVERITIES, 'warning'),
     retentionDays: int(env, 'SERVICE_RETENTION_DAYS', 90, 1),

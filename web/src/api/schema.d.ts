@@ -1635,9 +1635,29 @@ export interface paths {
     put?: never;
     /**
      * Agent posts a command's result
-     * @description Served by the ingest role. Access: agent API key. Accepted only from the host's bound agent (key and agent_instance_id); a second result for the same command is 409 and changes nothing.
+     * @description Served by the ingest role. Access: agent API key. Accepted only from the host's bound agent (key and agent_instance_id; without hostname, the Windows agent's body: the key the host is bound to); a second result for the same command is 409 and changes nothing.
      */
     post: operations['postAgentCommandResult'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/agent/commands': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The Windows agent's command poll (qwinsta, logoff)
+     * @description Served by the ingest role. Access: agent API key (Authorization: Bearer or X-API-Key). Answers the commands of the host bound to this key and agent_instance_id in the shape rdp-login-monitor reads; anyone else gets `{commands: []}`.
+     */
+    get: operations['agentCommands'];
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -11895,24 +11915,37 @@ export interface operations {
       content: {
         'application/json': {
           /** @description must be the host the command was for */
-          hostname: string;
-          /** @description as in the poll; required when the host is bound to an agent instance */
+          hostname?: string;
+          /** @description as in the poll; required with hostname when the host is bound to an agent instance */
           agent_instance_id?: string;
-          /** @enum {string} */
-          status: 'succeeded' | 'failed';
+          /**
+           * @description completed is stored as succeeded
+           * @enum {string}
+           */
+          status: 'succeeded' | 'completed' | 'failed';
           exit_code?: number;
           /** @description what the command printed (truncated by the agent) */
           output?: string;
+          /** @description the Windows agent's output (stored truncated to 16 KiB) */
+          stdout?: string;
+          /** @description the Windows agent's error output (stored truncated to 16 KiB) */
+          stderr?: string;
         };
       };
     };
     responses: {
-      /** @description recorded */
-      204: {
+      /** @description recorded (was 204 before issue 22: agents count only 200/201) */
+      200: {
         headers: {
           [name: string]: unknown;
         };
-        content?: never;
+        content: {
+          'application/json': {
+            id: number;
+            /** @enum {string} */
+            status: 'succeeded' | 'failed';
+          };
+        };
       };
       /** @description VALIDATION_FAILED */
       400: {
@@ -11944,7 +11977,7 @@ export interface operations {
           };
         };
       };
-      /** @description NOT_FOUND: no such command for this hostname, or the request is not from the host's bound agent */
+      /** @description NOT_FOUND: no such command (for this hostname), or the request is not from the host's bound agent */
       404: {
         headers: {
           [name: string]: unknown;
@@ -11961,6 +11994,56 @@ export interface operations {
       };
       /** @description CONFLICT: the command already has a result */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  agentCommands: {
+    parameters: {
+      query?: {
+        agent_instance_id?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description commands to run */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            commands: {
+              id: number;
+              /** @enum {string} */
+              type: 'qwinsta' | 'logoff';
+              params: {
+                session_id: number | null;
+              };
+              /** @description always null: the agent runs as SYSTEM and needs no credentials, so none are ever sent */
+              run_as: {
+                [key: string]: unknown;
+              } | null;
+            }[];
+          };
+        };
+      };
+      /** @description UNAUTHORIZED: missing or invalid agent API key */
+      401: {
         headers: {
           [name: string]: unknown;
         };
