@@ -3,6 +3,7 @@
 // nothing counted twice (the final state equals an uninterrupted in-process run of the same stream).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { AssignerProtocol } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, repoRoot } from '@watchpost/runtime';
 import { encodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
@@ -51,6 +52,20 @@ function startChild(): ChildProcess {
   children.add(child);
   child.on('exit', () => children.delete(child));
   return child;
+}
+
+const owns = (m: { memberAssignment: Buffer }) =>
+  Object.values(AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment ?? {}).some((ps) => ps.length > 0);
+
+async function groupState(): Promise<string> {
+  const admin = createKafka(live.config.kafkaBrokers, 'test-admin').admin();
+  await admin.connect();
+  try {
+    const { groups } = await admin.describeGroups([live.config.consumerGroups.correlate]);
+    return `${groups[0]?.state}:${groups[0]?.members.filter(owns).length}`;
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 /** Stored position per partition. */
@@ -103,7 +118,9 @@ describe('two correlate processes, one killed under load', () => {
       await poll();
       await sleep(100);
     }
-    await sleep(2000); // past the join of the second member
+    // Both members hold partitions (a Stable group of two), so the one killed owns some.
+    while ((await groupState()) !== 'Stable:2' && Date.now() < deadline) await sleep(200);
+    await sleep(2000); // the new owners fetch again
     await poll();
     expect(seen.size).toBe(4);
 
