@@ -1,16 +1,26 @@
-// Agent API keys: created, listed and revoked by the CLI/API, verified by ingest. Keys are random
-// (32 bytes, base64url, prefixed `wpk_`), so a plain sha256 is the right hash; only the hash is stored.
+// Agent API keys: created, imported, listed and revoked by the CLI/API, verified by ingest. Generated
+// keys are random (32 bytes, base64url, after the configured prefix), so a plain sha256 is the right
+// hash; only the hash is stored. A key is found by its hash, never by its prefix: keys made under
+// another prefix (`wpk_` before SERVICE_AGENT_KEY_PREFIX existed) or imported keep working.
 import { createHash, randomBytes } from 'node:crypto';
 import { withTransaction, writeSecretFile } from '@watchpost/runtime';
 import { join } from 'node:path';
 import type { Pool } from 'pg';
 import type { Logger } from '@watchpost/runtime';
 
-export const KEY_PREFIX = 'wpk_';
-/** Characters of a key kept in clear for display (`wpk_` plus 8). */
+/**
+ * Prefix of generated keys when SERVICE_AGENT_KEY_PREFIX is unset: rdp-login-monitor's
+ * Deploy-LoginMonitor.ps1 (Test-RdpMonitorSettingsNeedsSacBootstrap) rewrites any `$SacApiKey` that
+ * does not match `sac_[^'"]+`, so another prefix is wiped at the agent's next deploy.
+ */
+export const DEFAULT_KEY_PREFIX = 'sac_';
+/** Characters of a key kept in clear for display (`sac_` plus 8). */
 const DISPLAY_CHARS = 12;
 export const BOOTSTRAP_KEY_NAME = 'bootstrap';
 export const BOOTSTRAP_KEY_FILE = 'bootstrap-api-key';
+/** Bounds of an imported key, in characters (printable ASCII, no spaces). */
+export const IMPORTED_KEY_MIN_LENGTH = 24;
+export const IMPORTED_KEY_MAX_LENGTH = 512;
 
 export interface ApiKeyInfo {
   id: number;
@@ -25,26 +35,116 @@ export function hashApiKey(key: string): string {
   return createHash('sha256').update(key, 'utf8').digest('hex');
 }
 
-export function generateApiKey(): string {
-  return KEY_PREFIX + randomBytes(32).toString('base64url');
+export function generateApiKey(prefix: string = DEFAULT_KEY_PREFIX): string {
+  return prefix + randomBytes(32).toString('base64url');
 }
 
-async function insertKey(pool: Pool, name: string, key: string): Promise<number | null> {
+/**
+ * The part of a key shown in lists. A generated key (its `prefix` known): the prefix and 8 random
+ * characters of 43. Any other key: 12 characters, at most a third of it, so a short key is not weakened.
+ */
+export function displayPrefix(key: string, prefix?: string): string {
+  if (prefix !== undefined) return key.slice(0, prefix.length + 8);
+  return key.slice(0, Math.min(DISPLAY_CHARS, Math.floor(key.length / 3)));
+}
+
+async function insertKey(pool: Pool, name: string, key: string, shown: string): Promise<number | null> {
   const r = await pool.query<{ id: number }>(
     'INSERT INTO api_keys (name, key_hash, prefix) VALUES ($1, $2, $3) ON CONFLICT (key_hash) DO NOTHING RETURNING id',
-    [name, hashApiKey(key), key.slice(0, DISPLAY_CHARS)],
+    [name, hashApiKey(key), shown],
   );
   return r.rows[0]?.id ?? null;
 }
 
-/** Creates a key; the clear key is returned once and never stored. */
-export async function createApiKey(pool: Pool, name: string): Promise<{ id: number; key: string }> {
+function keyName(name: string): string {
   const trimmed = name.trim();
   if (!trimmed) throw new Error('an API key needs a name');
-  const key = generateApiKey();
-  const id = await insertKey(pool, trimmed, key);
+  return trimmed;
+}
+
+/** Creates a key (`prefix`: SERVICE_AGENT_KEY_PREFIX); the clear key is returned once and never stored. */
+export async function createApiKey(
+  pool: Pool,
+  name: string,
+  opts: { prefix?: string } = {},
+): Promise<{ id: number; key: string; prefix: string }> {
+  const trimmed = keyName(name);
+  const key = generateApiKey(opts.prefix);
+  const shown = displayPrefix(key, opts.prefix ?? DEFAULT_KEY_PREFIX);
+  const id = await insertKey(pool, trimmed, key, shown);
   if (id === null) throw new Error('API key collision'); // 256 random bits: practically impossible
-  return { id, key };
+  return { id, key, prefix: shown };
+}
+
+/** An imported key was refused: `invalid` (the key itself) or `duplicate` (its hash is registered). Never carries the key. */
+export class ApiKeyImportError extends Error {
+  readonly reason: 'invalid' | 'duplicate';
+  constructor(reason: 'invalid' | 'duplicate', message: string) {
+    super(message);
+    this.name = 'ApiKeyImportError';
+    this.reason = reason;
+  }
+}
+
+/** Shannon estimate over the key's own characters: low for repeated or few distinct characters. */
+function estimatedBits(key: string): number {
+  const counts = new Map<string, number>();
+  for (const c of key) counts.set(c, (counts.get(c) ?? 0) + 1);
+  let bits = 0;
+  for (const n of counts.values()) bits -= n * Math.log2(n / key.length);
+  return bits;
+}
+
+/**
+ * Why an existing key cannot be imported, or null. A guard against placeholders and typed-in values,
+ * not a strength meter: the keys of another collector are random already. Never quotes the key.
+ */
+export function importedKeyProblem(key: string): string | null {
+  if (key.length < IMPORTED_KEY_MIN_LENGTH || key.length > IMPORTED_KEY_MAX_LENGTH)
+    return `the key must be ${IMPORTED_KEY_MIN_LENGTH} to ${IMPORTED_KEY_MAX_LENGTH} characters, got ${key.length}`;
+  // Agents send it in an HTTP header (`Authorization: Bearer <key>`, Sac-Client.ps1) and keep it in a
+  // PowerShell settings file: spaces and non-ASCII characters would not survive.
+  if (!/^[\x21-\x7e]+$/.test(key)) return 'the key must be printable ASCII without spaces';
+  // The placeholders of rdp-login-monitor's settings (Deploy-LoginMonitor.ps1 `sac_CHANGE_ME`,
+  // login_monitor.settings.example.ps1 `your-ingest-api-key`).
+  if (/change_?me|your[-_]?(ingest[-_]?)?api[-_]?key/i.test(key)) return 'the key is a placeholder, not a real key';
+  if (estimatedBits(key) < 40) return 'the key has too few distinct characters to be a random key';
+  const trigrams = new Set<string>();
+  for (let i = 0; i + 3 <= key.length; i++) trigrams.add(key.slice(i, i + 3));
+  if (trigrams.size < 0.6 * (key.length - 2)) return 'the key repeats a pattern; it does not look random';
+  let steps = 0;
+  for (let i = 1; i < key.length; i++) if (Math.abs(key.charCodeAt(i) - key.charCodeAt(i - 1)) <= 1) steps++;
+  if (steps > 0.8 * (key.length - 1)) return 'the key is a run of consecutive characters; it does not look random';
+  return null;
+}
+
+/**
+ * Registers a key an agent already has (a fleet moving from another collector). Surrounding whitespace
+ * is dropped (a pasted or piped line); the key is stored hashed with its display prefix, exactly like a
+ * generated one, and works for ingest the same way. Throws ApiKeyImportError: `invalid`, or `duplicate`
+ * when the same key is registered already (active or revoked: a revoked key stays revoked).
+ */
+export async function importApiKey(pool: Pool, name: string, key: string): Promise<{ id: number; prefix: string }> {
+  const trimmed = keyName(name);
+  const clear = key.trim();
+  const problem = importedKeyProblem(clear);
+  if (problem) throw new ApiKeyImportError('invalid', problem);
+  const shown = displayPrefix(clear);
+  const id = await insertKey(pool, trimmed, clear, shown);
+  if (id === null) {
+    const r = await pool.query<{ id: number; name: string; revoked: boolean }>(
+      'SELECT id, name, revoked_at IS NOT NULL AS revoked FROM api_keys WHERE key_hash = $1',
+      [hashApiKey(clear)],
+    );
+    const other = r.rows[0];
+    throw new ApiKeyImportError(
+      'duplicate',
+      other
+        ? `this key is already registered as API key ${other.id} "${other.name}"${other.revoked ? ' (revoked; a revoked key cannot be imported again)' : ''}`
+        : 'this key is already registered',
+    );
+  }
+  return { id, prefix: shown };
 }
 
 export async function listApiKeys(pool: Pool): Promise<ApiKeyInfo[]> {
@@ -213,7 +313,7 @@ export class ApiKeyVerifier {
  */
 export async function ensureBootstrapKey(
   pool: Pool,
-  opts: { bootstrapApiKey: string | undefined; stateDir: string; print?: (line: string) => void },
+  opts: { bootstrapApiKey: string | undefined; stateDir: string; keyPrefix?: string; print?: (line: string) => void },
 ): Promise<'registered' | 'generated' | 'exists'> {
   const { outcome, generated } = await withTransaction(pool, async (client) => {
     // Two processes starting at once must not both generate a key.
@@ -224,17 +324,17 @@ export async function ensureBootstrapKey(
       const key = opts.bootstrapApiKey;
       const r = await client.query(
         'INSERT INTO api_keys (name, key_hash, prefix) VALUES ($1, $2, $3) ON CONFLICT (key_hash) DO NOTHING',
-        [BOOTSTRAP_KEY_NAME, hashApiKey(key), key.slice(0, DISPLAY_CHARS)],
+        [BOOTSTRAP_KEY_NAME, hashApiKey(key), displayPrefix(key)],
       );
       if (r.rowCount) outcome = 'registered';
     } else {
       const any = await client.query('SELECT 1 FROM api_keys LIMIT 1');
       if (any.rowCount === 0) {
-        generated = generateApiKey();
+        generated = generateApiKey(opts.keyPrefix);
         await client.query('INSERT INTO api_keys (name, key_hash, prefix) VALUES ($1, $2, $3)', [
           BOOTSTRAP_KEY_NAME,
           hashApiKey(generated),
-          generated.slice(0, DISPLAY_CHARS),
+          displayPrefix(generated, opts.keyPrefix ?? DEFAULT_KEY_PREFIX),
         ]);
         outcome = 'generated';
       }

@@ -203,12 +203,15 @@ export function agentPollRoutes(deps: {
         if (!(b.hostname !== undefined ? isBoundAgent(host, who) : isBoundKey(host, who))) return notFound();
         const status = b.status === 'failed' ? 'failed' : 'succeeded';
         const cut = (x: string | undefined) => (x === undefined ? undefined : x.slice(0, 16_384));
-        const outcome = await recordAgentCommandResult(pg, req.params.id, hostname, {
-          status,
-          exit_code: b.exit_code,
-          output: b.output ?? cut(b.stdout),
-          stderr: cut(b.stderr),
-        });
+        // The Windows agent answers only what its poll fetched: a result for a command no poll delivered
+        // (it names no host or instance, so another agent under the key could guess ids) is refused.
+        const outcome = await recordAgentCommandResult(
+          pg,
+          req.params.id,
+          hostname,
+          { status, exit_code: b.exit_code, output: b.output ?? cut(b.stdout), stderr: cut(b.stderr) },
+          { deliveredOnly: b.hostname === undefined },
+        );
         if (outcome === 'not_found') return notFound();
         if (outcome === 'conflict') return reply.code(409).send(errorBody('CONFLICT', 'the command already has a result'));
         // 200 with a body (not 204): the Windows agent counts only 200/201 as delivered.

@@ -11,7 +11,7 @@ export { ROLLUP_OVERLAP_SECONDS, runHourlyRollup } from './store/rollup.ts';
 export { processBatch, type CorrelateSettings } from './correlate/processor.ts';
 export type { CorrelateEnvelope, CorrelateEvent } from './correlate/rules.ts';
 export { countEvents } from './stream/messages.ts';
-export { actionsRole, runActionJob } from './actions/index.ts';
+export { actionsRole, advanceAgentActions, runActionJob } from './actions/index.ts';
 export { runUpdateFallback } from './actions/fallback.ts';
 export { notifyRole } from './notify/index.ts';
 export { deliverRole, deliverJob } from './deliver/index.ts';

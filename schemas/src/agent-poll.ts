@@ -53,6 +53,12 @@ export const agentCommandSchema = {
     delivered_at: { type: 'string', format: 'date-time', nullable: true },
     finished_at: { type: 'string', format: 'date-time', nullable: true },
     result: { type: 'object', nullable: true, additionalProperties: true },
+    action_id: {
+      type: 'integer',
+      nullable: true,
+      description:
+        'the session action that queued it (qwinsta/logoff through the agent, GET /actions/{id}); null when an admin queued it',
+    },
   },
 } as const;
 

@@ -23,3 +23,4 @@ export * from './live.ts';
 export * from './queues.ts';
 export * from './agent-poll.ts';
 export * from './notifications.ts';
+export * from './event-details.ts';

@@ -49,6 +49,8 @@ export type NotificationSubject =
       details?: Record<string, unknown>;
       /** Agent daily reports: their HTML, sanitised by the notify role before it is queued. */
       html?: string;
+      /** Agent daily reports: their plain-text body (chat, e-mail text part). */
+      report_text?: string;
     }
   | {
       kind: 'problem';

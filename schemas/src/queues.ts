@@ -153,8 +153,10 @@ export const ACTIONS_MAINTENANCE_JOBS = {
   versionsRefresh: 'versions.refresh',
   /** starts the SSH/WinRM update for hosts that ignored a poll-delivered update */
   updateFallback: 'updates.fallback',
+  /** moves session actions that run through the host's agent on from the agent's results (issue 22) */
+  agentActions: 'agent.actions',
 } as const;
-export type ActionsMaintenanceJob = { kind: 'versions.refresh' } | { kind: 'updates.fallback' };
+export type ActionsMaintenanceJob = { kind: 'versions.refresh' } | { kind: 'updates.fallback' } | { kind: 'agent.actions' };
 export type ActionsQueueJob = ActionJob | ActionsMaintenanceJob;
 /**
  * What producers add to the actions queue: a job built over its kind (ActionJobOf<K> inside code generic in

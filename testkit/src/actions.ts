@@ -7,7 +7,7 @@ import { Clients, type Config } from '@watchpost/runtime';
 import { actionsRole } from '@watchpost/processors';
 import { memoryLogger } from './logger.ts';
 
-export { runUpdateFallback } from '@watchpost/processors';
+export { advanceAgentActions, runUpdateFallback } from '@watchpost/processors';
 
 /** The `actions` worker role on the test's config (own queue prefix and database). */
 export async function startActionsWorker(config: Config) {

@@ -64,7 +64,14 @@ export function envelope(o: EnvOpts): CorrelateEnvelope & { event: CorrelateEven
 
 /** Every correlate table, ordered, without columns that depend on wall-clock or insert order. */
 export type CorrelateDump = Record<
-  'hosts' | 'host_changes' | 'problems' | 'problem_events' | 'rdg_sessions' | 'rdg_flap_events' | 'problem_outbox',
+  | 'hosts'
+  | 'host_changes'
+  | 'problems'
+  | 'problem_events'
+  | 'rdg_sessions'
+  | 'rdg_pending_disconnects'
+  | 'rdg_flap_events'
+  | 'problem_outbox',
   unknown[]
 >;
 
@@ -81,6 +88,7 @@ export async function dumpCorrelateTables(pool: Pool): Promise<CorrelateDump> {
     problems: await q('SELECT * FROM problems ORDER BY id'),
     problem_events: await q('SELECT * FROM problem_events ORDER BY problem_id, event_id'),
     rdg_sessions: await q('SELECT * FROM rdg_sessions ORDER BY host, session_id'),
+    rdg_pending_disconnects: await q('SELECT * FROM rdg_pending_disconnects ORDER BY host, session_id'),
     rdg_flap_events: await q('SELECT * FROM rdg_flap_events ORDER BY event_id'),
     problem_outbox: await q('SELECT message_id, problem_id, kind, payload, created_at FROM problem_outbox ORDER BY message_id'),
   };

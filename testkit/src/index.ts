@@ -4,6 +4,7 @@
 export * from './stores.ts';
 export { assertTestName } from './names.ts';
 export * from './envelopes.ts';
+export * from './qwinsta-fixtures.ts';
 export * from './kafka.ts';
 export * from './logger.ts';
 export * from './tcp-proxy.ts';
@@ -11,3 +12,4 @@ export * from './redis-server.ts';
 export * from './postgres-server.ts';
 export * from './bench-events.ts';
 export { sampleEvent } from '@watchpost/schemas/fixtures';
+export * from './agent-fixtures.ts';

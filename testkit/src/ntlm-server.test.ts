@@ -3,7 +3,16 @@
 // so a client passing against the double computes what Windows computes.
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { challengeMessage, messageType, ntHash, ntowfv2, verifyAuthenticate } from './ntlm-server.ts';
+import {
+  NTLM_FLAGS as F,
+  ServerSessionSecurity,
+  acceptSession,
+  challengeMessage,
+  messageType,
+  ntHash,
+  ntowfv2,
+  verifyAuthenticate,
+} from './ntlm-server.ts';
 
 const u = (s: string) => Buffer.from(s, 'utf16le');
 const SERVER_CHALLENGE = Buffer.from('0123456789abcdef', 'hex');
@@ -29,7 +38,15 @@ describe('NTLM server side (MS-NLMP 4.2 vectors)', () => {
       .update(Buffer.concat([SERVER_CHALLENGE, BLOB]))
       .digest();
     expect(proof.toString('hex')).toBe('68cd0ab851e51c96aabc927bebef6a1c');
-    const auth = { user: 'User', domain: 'Domain', workstation: 'COMPUTER', ntResponse: Buffer.concat([proof, BLOB]) };
+    const auth = {
+      user: 'User',
+      domain: 'Domain',
+      workstation: 'COMPUTER',
+      ntResponse: Buffer.concat([proof, BLOB]),
+      encryptedSessionKey: Buffer.alloc(0),
+      flags: 0,
+      raw: Buffer.alloc(0),
+    };
     expect(verifyAuthenticate(auth, SERVER_CHALLENGE, { username: 'Domain\\User', password: 'Password' })).toBeNull();
     expect(verifyAuthenticate(auth, SERVER_CHALLENGE, { username: 'user', password: 'Password' })).toBeNull();
     expect(verifyAuthenticate(auth, SERVER_CHALLENGE, { username: 'Domain\\User', password: 'password' })).toBe('wrong password');
@@ -51,5 +68,44 @@ describe('NTLM server side (MS-NLMP 4.2 vectors)', () => {
     const infoLen = a.message.readUInt16LE(40);
     const infoAt = a.message.readUInt32LE(44);
     expect(a.message.subarray(infoAt, infoAt + infoLen).toString('utf16le')).toContain('WIN-SRV01');
+  });
+
+  it('grants signing, sealing and key exchange only when the NEGOTIATE asks for them', () => {
+    const asked = (F.SIGN | F.SEAL | F.KEY_128 | F.KEY_EXCH) >>> 0;
+    const granted = challengeMessage({ domain: 'CORP', computer: 'W', requested: asked }).message.readUInt32LE(20);
+    expect((granted & asked) >>> 0).toBe(asked);
+    const plain = challengeMessage({ domain: 'CORP', computer: 'W' }).message.readUInt32LE(20);
+    expect(plain & (F.SEAL | F.SIGN)).toBe(0);
+  });
+
+  it('recovers the exported session key (4.2.4.2.3) and opens the sealed "Plaintext" of 4.2.4.4', () => {
+    const flags = (F.KEY_EXCH | F.KEY_56 | F.KEY_128 | F.EXTENDED_SESSIONSECURITY | F.SEAL | F.SIGN | F.UNICODE) >>> 0;
+    const proof = createHmac('md5', ntowfv2('Password', 'User', 'Domain'))
+      .update(Buffer.concat([SERVER_CHALLENGE, BLOB]))
+      .digest();
+    const s = acceptSession(
+      {
+        user: 'User',
+        domain: 'Domain',
+        workstation: 'COMPUTER',
+        ntResponse: Buffer.concat([proof, BLOB]),
+        encryptedSessionKey: Buffer.from('c5dad2544fc9799094ce1ce90bc9d03e', 'hex'),
+        flags,
+        raw: Buffer.alloc(88),
+      },
+      { password: 'Password' },
+      { negotiate: Buffer.alloc(0), challenge: Buffer.alloc(0) },
+    );
+    expect(s).toEqual({ exportedSessionKey: Buffer.alloc(16, 0x55), flags });
+    const sealed = Buffer.from('54e50165bf1936dc996020c1811b0f06fb5f', 'hex');
+    const signature = Buffer.from('010000007fb38ec5c55d497600000000', 'hex');
+    expect(new ServerSessionSecurity(Buffer.alloc(16, 0x55), flags).open(sealed, signature)).toEqual(u('Plaintext'));
+    // one flipped bit in the sealed text, or the same message again (sequence 1), fails the signature
+    const flipped = Buffer.from(sealed);
+    flipped[0]! ^= 0x80;
+    expect(new ServerSessionSecurity(Buffer.alloc(16, 0x55), flags).open(flipped, signature)).toBeNull();
+    const twice = new ServerSessionSecurity(Buffer.alloc(16, 0x55), flags);
+    twice.open(sealed, signature);
+    expect(twice.open(sealed, signature)).toBeNull();
   });
 });

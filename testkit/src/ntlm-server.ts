@@ -3,20 +3,32 @@
 // NTProofStr = HMAC-MD5(NTOWFv2, server challenge || blob)). NTLMv1 responses are refused, as a
 // Windows host with the default "send NTLMv2 response only" policy does. The NT hash is MD4 of the
 // UTF-16LE password, computed in JavaScript (js-md4): Node's OpenSSL 3 has no MD4.
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+// Session security as Windows keeps it: the exported session key recovered from the AUTHENTICATE
+// (key exchange), its MIC checked when the client claims one, and `ServerSessionSecurity` opening the
+// client's sealed messages (signature and sequence number verified) and sealing the answers. Written
+// apart from the client's ntlm-session.ts on purpose: both are held to MS-NLMP's vectors
+// (ntlm-server.test.ts), so a mistake shared by the two cannot pass unseen.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import md4 from 'js-md4';
 
 const SIGNATURE = Buffer.from('NTLMSSP\0', 'ascii');
 export const NTLM_FLAGS = {
   UNICODE: 0x1,
   REQUEST_TARGET: 0x4,
+  SIGN: 0x10,
+  SEAL: 0x20,
   NTLM: 0x200,
   ALWAYS_SIGN: 0x8000,
   TARGET_TYPE_DOMAIN: 0x10000,
   EXTENDED_SESSIONSECURITY: 0x80000,
   TARGET_INFO: 0x800000,
   VERSION: 0x2000000,
+  KEY_128: 0x20000000,
+  KEY_EXCH: 0x40000000,
+  KEY_56: 0x80000000,
 } as const;
+/** What the double grants of what a NEGOTIATE asks for (Windows grants all of these). */
+const GRANTABLE = (NTLM_FLAGS.SIGN | NTLM_FLAGS.SEAL | NTLM_FLAGS.KEY_128 | NTLM_FLAGS.KEY_EXCH | NTLM_FLAGS.KEY_56) >>> 0;
 
 export function ntHash(password: string): Buffer {
   return Buffer.from(md4.create().update(Buffer.from(password, 'utf16le')).arrayBuffer());
@@ -41,8 +53,19 @@ const avPair = (id: number, value: Buffer) => {
   return Buffer.concat([h, value]);
 };
 
-/** A CHALLENGE_MESSAGE (type 2) for `domain`/`computer` with a fresh 8-byte server challenge. */
-export function challengeMessage(o: { domain: string; computer: string }): { challenge: Buffer; message: Buffer } {
+/** The flags a NEGOTIATE_MESSAGE (type 1) asks for; null when it is not one. */
+export function negotiateFlags(msg: Buffer): number | null {
+  return messageType(msg) === 1 && msg.length >= 16 ? msg.readUInt32LE(12) : null;
+}
+
+/**
+ * A CHALLENGE_MESSAGE (type 2) for `domain`/`computer` with a fresh 8-byte server challenge, granting
+ * the signing, sealing and key-exchange flags the NEGOTIATE asked for (`requested`).
+ */
+export function challengeMessage(o: { domain: string; computer: string; requested?: number }): {
+  challenge: Buffer;
+  message: Buffer;
+} {
   const challenge = randomBytes(8);
   const u = (s: string) => Buffer.from(s, 'utf16le');
   const filetime = Buffer.alloc(8);
@@ -71,7 +94,8 @@ export function challengeMessage(o: { domain: string; computer: string }): { cha
       f.TARGET_TYPE_DOMAIN |
       f.EXTENDED_SESSIONSECURITY |
       f.TARGET_INFO |
-      f.VERSION) >>>
+      f.VERSION |
+      ((o.requested ?? 0) & GRANTABLE)) >>>
       0,
     20,
   );
@@ -89,6 +113,10 @@ export interface NtlmAuthenticate {
   domain: string;
   workstation: string;
   ntResponse: Buffer;
+  encryptedSessionKey: Buffer;
+  flags: number;
+  /** the whole message (for the MIC) */
+  raw: Buffer;
 }
 
 /** Reads an AUTHENTICATE_MESSAGE (type 3); null when it is not one. */
@@ -107,6 +135,9 @@ export function readAuthenticate(msg: Buffer): NtlmAuthenticate | null {
       domain: field(28).toString('utf16le'),
       user: field(36).toString('utf16le'),
       workstation: field(44).toString('utf16le'),
+      encryptedSessionKey: msg.length >= 64 ? Buffer.from(field(52)) : Buffer.alloc(0),
+      flags: msg.length >= 64 ? msg.readUInt32LE(60) : 0,
+      raw: Buffer.from(msg),
     };
   } catch {
     return null;
@@ -135,4 +166,117 @@ export function verifyAuthenticate(
     .update(Buffer.concat([serverChallenge, blob]))
     .digest();
   return timingSafeEqual(proof, expectedProof) ? null : 'wrong password';
+}
+
+const rc4Init = (key: Buffer) => {
+  const s = Array.from({ length: 256 }, (_, i) => i);
+  for (let i = 0, j = 0; i < 256; i++) {
+    j = (j + s[i]! + key[i % key.length]!) & 255;
+    [s[i], s[j]] = [s[j]!, s[i]!];
+  }
+  let i = 0;
+  let j = 0;
+  return (data: Buffer) =>
+    Buffer.from(
+      data.map((b) => {
+        i = (i + 1) & 255;
+        j = (j + s[i]!) & 255;
+        [s[i], s[j]] = [s[j]!, s[i]!];
+        return b ^ s[(s[i]! + s[j]!) & 255]!;
+      }),
+    );
+};
+
+/** The AV pairs of an NTLMv2 response's blob (after NTProofStr and 28 bytes of blob header). */
+function blobFlags(ntResponse: Buffer): number {
+  const info = ntResponse.subarray(16 + 28);
+  for (let at = 0; at + 4 <= info.length;) {
+    const id = info.readUInt16LE(at);
+    const len = info.readUInt16LE(at + 2);
+    if (id === 0) break;
+    if (id === 6 && len === 4) return info.readUInt32LE(at + 4);
+    at += 4 + len;
+  }
+  return 0;
+}
+
+/**
+ * The session an AUTHENTICATE establishes once `verifyAuthenticate` passed: the exported session key
+ * (RC4-decrypted with the session base key under key exchange) and the MIC over the three messages
+ * checked when the client's MsvAvFlags say it sent one. Returns the reason when the MIC is wrong.
+ */
+export function acceptSession(
+  a: NtlmAuthenticate,
+  expected: { password: string },
+  transcript: { negotiate: Buffer; challenge: Buffer },
+): { exportedSessionKey: Buffer; flags: number } | { error: string } {
+  const proof = a.ntResponse.subarray(0, 16);
+  const baseKey = createHmac('md5', ntowfv2(expected.password, a.user, a.domain))
+    .update(proof)
+    .digest();
+  const keyExch = (a.flags & NTLM_FLAGS.KEY_EXCH) !== 0 && a.encryptedSessionKey.length === 16;
+  const exportedSessionKey = keyExch ? rc4Init(baseKey)(a.encryptedSessionKey) : baseKey;
+  if (blobFlags(a.ntResponse) & 0x2) {
+    if (a.raw.length < 88) return { error: 'MIC announced but missing' };
+    const zeroed = Buffer.from(a.raw);
+    zeroed.fill(0, 72, 88);
+    const mic = createHmac('md5', exportedSessionKey)
+      .update(Buffer.concat([transcript.negotiate, transcript.challenge, zeroed]))
+      .digest();
+    if (!timingSafeEqual(mic, a.raw.subarray(72, 88))) return { error: 'MIC does not verify (messages altered)' };
+  }
+  return { exportedSessionKey, flags: a.flags };
+}
+
+const magic = (dir: 'client-to-server' | 'server-to-client', kind: 'signing' | 'sealing') =>
+  Buffer.from(`session key to ${dir} ${kind} key magic constant\0`, 'ascii');
+
+/**
+ * The host's half of NTLM session security (MS-NLMP 3.4.4.2 with extended session security): opens
+ * the client's sealed messages with the client-to-server keys, verifying signature and sequence
+ * number, and seals its replies with the server-to-client keys. One RC4 keystream per direction for
+ * the life of the connection.
+ */
+export class ServerSessionSecurity {
+  private readonly inSign: Buffer;
+  private readonly outSign: Buffer;
+  private readonly inSeal: (b: Buffer) => Buffer;
+  private readonly outSeal: (b: Buffer) => Buffer;
+  private inSeq = 0;
+  private outSeq = 0;
+  private readonly keyExch: boolean;
+
+  constructor(exportedSessionKey: Buffer, flags: number) {
+    const md5 = (...p: Buffer[]) => createHash('md5').update(Buffer.concat(p)).digest();
+    const sealLen = flags & NTLM_FLAGS.KEY_128 ? 16 : flags & NTLM_FLAGS.KEY_56 ? 7 : 5;
+    const k = exportedSessionKey.subarray(0, sealLen);
+    this.inSign = md5(exportedSessionKey, magic('client-to-server', 'signing'));
+    this.outSign = md5(exportedSessionKey, magic('server-to-client', 'signing'));
+    this.inSeal = rc4Init(md5(k, magic('client-to-server', 'sealing')));
+    this.outSeal = rc4Init(md5(k, magic('server-to-client', 'sealing')));
+    this.keyExch = (flags & NTLM_FLAGS.KEY_EXCH) !== 0;
+  }
+
+  private sign(key: Buffer, seal: (b: Buffer) => Buffer, seq: number, msg: Buffer): Buffer {
+    const s = Buffer.alloc(4);
+    s.writeUInt32LE(seq);
+    let checksum: Buffer = createHmac('md5', key)
+      .update(Buffer.concat([s, msg]))
+      .digest()
+      .subarray(0, 8);
+    if (this.keyExch) checksum = seal(checksum);
+    return Buffer.concat([Buffer.from([1, 0, 0, 0]), checksum, s]);
+  }
+
+  /** The client's message, or null when its signature (or sequence number) does not verify. */
+  open(sealed: Buffer, signature: Buffer): Buffer | null {
+    const msg = this.inSeal(sealed);
+    const expected = this.sign(this.inSign, this.inSeal, this.inSeq++, msg);
+    return signature.length === 16 && timingSafeEqual(signature, expected) ? msg : null;
+  }
+
+  seal(msg: Buffer): { sealed: Buffer; signature: Buffer } {
+    const sealed = this.outSeal(msg);
+    return { sealed, signature: this.sign(this.outSign, this.outSeal, this.outSeq++, msg) };
+  }
 }

@@ -2,6 +2,11 @@
 // envelopes of MS-WSMV (Create shell, Command, Receive, Signal, Delete), demands Basic or NTLM
 // authentication (NTLM as WinRM offers it: `Negotiate` carrying NTLMSSP, the connection authenticated
 // after the handshake, the NTLMv2 response checked against the password; ntlm-server.ts),
+// and over plain HTTP behaves as Windows does with its defaults (`winrm quickconfig`,
+// AllowUnencrypted=false): Basic is refused with 401, and after the NTLM handshake only messages sealed
+// with the connection's NTLM session security are accepted (MS-WSMV 2.2.9.1.1 `multipart/encrypted`
+// framing; the signature and its sequence number verified, else 400), an unsealed one gets 401; the
+// answers to sealed requests are sealed. `allowUnencrypted` is the lab setting that lets plain ones in.
 // checks each request's addressing and WS-Man headers (the elements MS-WSMV marks required, with the
 // shell resource URI and a ShellId selector where the operation needs one) and answers a SOAP fault as
 // WinRM does when one is missing. Commands answer recorded outputs: qwinsta lists `sessions`, logoff
@@ -18,7 +23,16 @@ import { X509Certificate, createHash, randomUUID } from 'node:crypto';
 import selfsigned from 'selfsigned';
 import { XMLParser } from 'fast-xml-parser';
 import { inflateRawSync } from 'node:zlib';
-import { challengeMessage, messageType, readAuthenticate, verifyAuthenticate } from './ntlm-server.ts';
+import {
+  NTLM_FLAGS,
+  ServerSessionSecurity,
+  acceptSession,
+  challengeMessage,
+  messageType,
+  negotiateFlags,
+  readAuthenticate,
+  verifyAuthenticate,
+} from './ntlm-server.ts';
 
 export interface DoubleSession {
   session_name: string;
@@ -33,6 +47,8 @@ export interface RecordedRequest {
   body: unknown;
   xml: string;
   command?: { command: string; args: string[] };
+  /** it arrived sealed with NTLM session security (and was opened and verified) */
+  sealed: boolean;
 }
 
 export interface WsmanDouble {
@@ -45,6 +61,10 @@ export interface WsmanDouble {
   hostname: string;
   /** Authentication steps: `challenge`, `authenticated DOMAIN\\user`, `refused: <reason>` (NTLM), `basic` */
   authLog: string[];
+  /** Messages refused after authentication: `unencrypted`, `signature` (sealed but altered), `framing` */
+  refused: string[];
+  /** Flips one byte of the next sealed reply's sealed payload (an on-path attacker). */
+  tamperNextReply(): void;
   /** Script run by powershell.exe -EncodedCommand: returns what the command prints and its exit code. */
   onPowerShell: (script: string) => Promise<{ stdout: string; stderr?: string; exitCode: number }>;
   /** HTTPS (`tls`): the hex SHA-256 of the certificate presented now; undefined over plain HTTP. */
@@ -54,7 +74,7 @@ export interface WsmanDouble {
   /** TCP connections accepted. */
   connections: number;
   /** Every HTTP request as it arrived, before authentication (its Authorization header included). */
-  seen: { method: string; url: string; authorization: string | undefined }[];
+  seen: { method: string; url: string; authorization: string | undefined; contentType: string | undefined }[];
   close(): Promise<void>;
 }
 
@@ -113,6 +133,51 @@ const txt = (v: unknown): string | undefined =>
       ? ((v as X)['#text'] as string)
       : undefined;
 
+export const ENCRYPTED_CONTENT_TYPE =
+  'multipart/encrypted;protocol="application/HTTP-SPNEGO-session-encrypted";boundary="Encrypted Boundary"';
+const BOUNDARY = '--Encrypted Boundary\r\n';
+
+/** A reply sealed as Windows frames it (MS-WSMV 2.2.9.1.1); `tamper` flips a byte of the sealed payload. */
+function sealFrame(security: ServerSessionSecurity, soap: Buffer, tamper: boolean): Buffer {
+  const { sealed, signature } = security.seal(soap);
+  if (tamper) sealed[Math.floor(sealed.length / 2)]! ^= 0x01;
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(16);
+  return Buffer.concat([
+    Buffer.from(
+      `${BOUNDARY}\tContent-Type: application/HTTP-SPNEGO-session-encrypted\r\n` +
+        `\tOriginalContent: type=application/soap+xml;charset=UTF-8;Length=${soap.length}\r\n` +
+        `${BOUNDARY}\tContent-Type: application/octet-stream\r\n`,
+      'latin1',
+    ),
+    len,
+    signature,
+    sealed,
+    Buffer.from('--Encrypted Boundary--\r\n', 'latin1'),
+  ]);
+}
+
+/** The client's sealed SOAP, opened and verified; `framing` or `signature` when it is refused. */
+function openFrame(security: ServerSessionSecurity, body: Buffer): Buffer | 'framing' | 'signature' {
+  const b = body.toString('latin1');
+  const parts = b.split(BOUNDARY);
+  // ['', metadata, octet-stream part (ending with the closing boundary)]
+  if (parts.length < 3 || parts[0] !== '') return 'framing';
+  const length = /OriginalContent: type=application\/soap\+xml;charset=UTF-8;Length=(\d+)\r\n$/.exec(parts[1]!);
+  if (!/^\tContent-Type: application\/HTTP-SPNEGO-session-encrypted\r\n/.test(parts[1]!) || !length) return 'framing';
+  const head = '\tContent-Type: application/octet-stream\r\n';
+  const payloadAt = b.indexOf(head, BOUNDARY.length + parts[1]!.length + BOUNDARY.length);
+  if (payloadAt < 0) return 'framing';
+  let payload = body.subarray(payloadAt + head.length);
+  const end = ['--Encrypted Boundary--\r\n', BOUNDARY].find((e) => payload.subarray(-e.length).toString('latin1') === e);
+  if (!end) return 'framing';
+  payload = payload.subarray(0, payload.length - end.length);
+  if (payload.length < 20 || payload.readUInt32LE(0) !== 16) return 'framing';
+  const msg = security.open(payload.subarray(20), payload.subarray(4, 20));
+  if (!msg || msg.length !== Number(length[1])) return 'signature';
+  return msg;
+}
+
 /** qwinsta output for the sessions, in the column layout Windows prints. */
 export function qwinstaOutput(sessions: DoubleSession[]): string {
   const row = (cur: boolean, name: string, user: string, id: number, state: string) =>
@@ -127,7 +192,8 @@ export function qwinstaOutput(sessions: DoubleSession[]): string {
 /**
  * The WinRM part of a harness environment whose hosts are this double. Over HTTPS (`tls`) its
  * certificate is self-signed, so the CA check is off and the host's pinned certificate is the only
- * check; over plain HTTP (NTLM only: Basic is never sent there) unencrypted WinRM must be allowed.
+ * check; over plain HTTP (NTLM only, sealed: Basic is never sent there) the service must be allowed
+ * to use plain HTTP (it cannot verify the host there).
  */
 export function wsmanDoubleEnv(double: { port: number; certSha256: string | undefined }): Record<string, string> {
   if (double.certSha256 !== undefined)
@@ -144,7 +210,13 @@ export async function startWsmanDouble(opts: {
   auth?: 'basic' | 'ntlm';
   /** an HTTPS listener with a self-signed certificate (default: plain HTTP) */
   tls?: boolean;
+  /**
+   * Windows' AllowUnencrypted (default false, as Windows ships): over plain HTTP, false refuses Basic
+   * and every message not sealed with NTLM session security.
+   */
+  allowUnencrypted?: boolean;
 }): Promise<WsmanDouble> {
+  const plainAllowed = Boolean(opts.tls) || opts.allowUnencrypted === true;
   const pair = opts.tls ? await selfSignedPair() : undefined;
   const outputs = new Map<string, { chunks: string[]; stderr: string; exitCode: number }>();
   const d: WsmanDouble = {
@@ -161,6 +233,10 @@ export async function startWsmanDouble(opts: {
     shells: new Set(),
     hostname: opts.hostname ?? 'WIN-SRV01',
     authLog: [],
+    refused: [],
+    tamperNextReply: () => {
+      tamper = true;
+    },
     onPowerShell: async () => ({ stdout: '', stderr: 'no PowerShell behaviour set', exitCode: 1 }),
     certSha256: pair?.sha256,
     rotateCertificate: async () => {
@@ -195,8 +271,18 @@ export async function startWsmanDouble(opts: {
     };
   }
 
-  // NTLM authenticates the connection: the challenge and the authenticated state belong to the socket.
-  const ntlmState = new WeakMap<Socket, { challenge?: Buffer; authenticated: boolean }>();
+  let tamper = false;
+  // NTLM authenticates the connection: the challenge, the authenticated state and the session
+  // security belong to the socket.
+  const ntlmState = new WeakMap<
+    Socket,
+    {
+      challenge?: Buffer;
+      transcript?: { negotiate: Buffer; challenge: Buffer };
+      authenticated: boolean;
+      security?: ServerSessionSecurity;
+    }
+  >();
   const domain = opts.username.includes('\\') ? opts.username.split('\\')[0]!.toUpperCase() : 'WORKGROUP';
 
   function authorized(req: IncomingMessage, res: ServerResponse): boolean {
@@ -207,6 +293,11 @@ export async function startWsmanDouble(opts: {
     };
     const header = req.headers.authorization ?? '';
     if (opts.auth !== 'ntlm') {
+      // Windows refuses Basic over HTTP unless AllowUnencrypted (the password would travel readable).
+      if (!plainAllowed) {
+        if (header.startsWith('Basic ')) d.authLog.push('refused: Basic over HTTP (AllowUnencrypted=false)');
+        return refuse('Negotiate');
+      }
       const expected = `Basic ${Buffer.from(`${opts.username}:${opts.password}`).toString('base64')}`;
       if (header !== expected) return refuse();
       d.authLog.push('basic');
@@ -219,37 +310,77 @@ export async function startWsmanDouble(opts: {
     const msg = Buffer.from(m[2]!, 'base64');
     const type = messageType(msg);
     st.authenticated = false;
+    st.security = undefined;
     if (type === 1) {
-      const c = challengeMessage({ domain, computer: d.hostname });
+      const c = challengeMessage({ domain, computer: d.hostname, requested: negotiateFlags(msg) ?? 0 });
       st.challenge = c.challenge;
+      st.transcript = { negotiate: msg, challenge: c.message };
       d.authLog.push('challenge');
       return refuse(`${m[1]} ${c.message.toString('base64')}`);
     }
     const challenge = st.challenge;
     st.challenge = undefined;
     const a = type === 3 ? readAuthenticate(msg) : null;
-    const reason = !challenge
+    let reason = !challenge
       ? 'no challenge on this connection'
       : !a
         ? 'not an NTLM AUTHENTICATE message'
         : verifyAuthenticate(a, challenge, opts);
+    const session = !reason && st.transcript ? acceptSession(a!, opts, st.transcript) : undefined;
+    if (session && 'error' in session) reason = session.error;
     if (reason) {
       d.authLog.push(`refused: ${reason}`);
       return refuse();
     }
+    if (session && !('error' in session) && session.flags & NTLM_FLAGS.SEAL)
+      st.security = new ServerSessionSecurity(session.exportedSessionKey, session.flags);
     st.authenticated = true;
     d.authLog.push(`authenticated ${a!.domain}\\${a!.user}`);
     return true;
   }
 
-  async function handle(req: IncomingMessage, res: ServerResponse, xml: string): Promise<void> {
-    const send = (status: number, body: string) => {
-      res.writeHead(status, { 'content-type': 'application/soap+xml;charset=UTF-8' });
-      res.end(body);
+  async function handle(req: IncomingMessage, res: ServerResponse, raw: Buffer): Promise<void> {
+    let security: ServerSessionSecurity | undefined; // set when the request came sealed: the reply is sealed too
+    const send = (status: number, body: string): void => {
+      if (!security) {
+        res.writeHead(status, { 'content-type': 'application/soap+xml;charset=UTF-8' });
+        res.end(body);
+        return;
+      }
+      const framed = sealFrame(security, Buffer.from(body, 'utf8'), tamper);
+      tamper = false;
+      res.writeHead(status, { 'content-type': ENCRYPTED_CONTENT_TYPE, 'content-length': framed.length });
+      res.end(framed);
+    };
+    const refuseMessage = (status: number, why: string) => {
+      d.refused.push(why);
+      res.writeHead(status, { 'content-length': 0, ...(status === 401 ? { 'www-authenticate': 'Negotiate' } : {}) });
+      res.end();
     };
     if (!authorized(req, res)) return;
     if (req.url !== '/wsman') return send(404, '');
-    if (!/^application\/soap\+xml/i.test(req.headers['content-type'] ?? '')) return send(415, '');
+    // pywinrm's flow: the handshake's last leg carries no body; Windows answers it 200, empty.
+    if (raw.length === 0) {
+      res.writeHead(200, { 'content-length': 0 });
+      res.end();
+      return;
+    }
+    const st = ntlmState.get(req.socket);
+    let xml: string;
+    if (/^multipart\/encrypted/i.test(req.headers['content-type'] ?? '')) {
+      if (!st?.security) return refuseMessage(400, 'framing');
+      const opened = openFrame(st.security, raw);
+      if (opened === 'framing' || opened === 'signature') {
+        res.shouldKeepAlive = false; // the connection's keystreams are out of step now
+        return refuseMessage(400, opened);
+      }
+      security = st.security;
+      xml = opened.toString('utf8');
+    } else {
+      if (!plainAllowed) return refuseMessage(401, 'unencrypted');
+      if (!/^application\/soap\+xml/i.test(req.headers['content-type'] ?? '')) return send(415, '');
+      xml = raw.toString('utf8');
+    }
     let doc: unknown;
     try {
       doc = parser.parse(xml, true);
@@ -260,7 +391,7 @@ export async function startWsmanDouble(opts: {
     const body = get(doc, 'Envelope', 'Body');
     const action = txt(get(h, 'Action')) ?? '';
     const messageId = txt(get(h, 'MessageID')) ?? '';
-    const rec: RecordedRequest = { action, headers: h ?? {}, body, xml };
+    const rec: RecordedRequest = { action, headers: h ?? {}, body, xml, sealed: security !== undefined };
     d.requests.push(rec);
     // Headers MS-WSMV requires on every shell request.
     const missing = ['To', 'ReplyTo', 'Action', 'MessageID', 'ResourceURI', 'MaxEnvelopeSize', 'OperationTimeout'].filter(
@@ -368,11 +499,16 @@ export async function startWsmanDouble(opts: {
   }
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
-    d.seen.push({ method: req.method ?? '', url: req.url ?? '', authorization: req.headers.authorization });
+    d.seen.push({
+      method: req.method ?? '',
+      url: req.url ?? '',
+      authorization: req.headers.authorization,
+      contentType: req.headers['content-type'],
+    });
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      handle(req, res, Buffer.concat(chunks).toString('utf8')).catch((err: unknown) => {
+      handle(req, res, Buffer.concat(chunks)).catch((err: unknown) => {
         res.writeHead(500);
         res.end(String(err));
       });

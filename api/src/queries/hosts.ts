@@ -118,6 +118,7 @@ export async function deleteHost(
     if (hostname === null) return null;
     const p = await c.query('DELETE FROM problems WHERE host = $1', [hostname]);
     await c.query('DELETE FROM rdg_sessions WHERE host = $1', [hostname]);
+    await c.query('DELETE FROM rdg_pending_disconnects WHERE host = $1', [hostname]);
     return { hostname, problems: p.rowCount ?? 0 };
   });
   if (!deleted) return null;

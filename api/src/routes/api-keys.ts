@@ -1,9 +1,17 @@
 // Agent API keys over HTTP (admin only); the same functions as the CLI (core/src/agent-keys.ts).
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { createApiKey, listApiKeys, revokeApiKey } from '@watchpost/core';
+import {
+  ApiKeyImportError,
+  createApiKey,
+  importApiKey,
+  IMPORTED_KEY_MAX_LENGTH,
+  IMPORTED_KEY_MIN_LENGTH,
+  listApiKeys,
+  revokeApiKey,
+} from '@watchpost/core';
 import { audit } from '@watchpost/core';
-import { notFound } from '../errors.ts';
+import { ApiError, notFound } from '../errors.ts';
 
 const tags = ['api-keys'];
 const keyInfo = {
@@ -23,6 +31,16 @@ const createBody = {
   required: ['name'],
   additionalProperties: false,
   properties: { name: { type: 'string', minLength: 1, maxLength: 128, pattern: '\\S' } },
+} as const;
+const importBody = {
+  type: 'object',
+  required: ['name', 'key'],
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 128, pattern: '\\S' },
+    // Bounds checked by core (importedKeyProblem) with a message; the schema only caps the body.
+    key: { type: 'string', minLength: 1, maxLength: 4096, description: 'the agent key, in clear; stored only as its sha256' },
+  },
 } as const;
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
 
@@ -54,12 +72,20 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
         description: 'The key is in this answer only; just its sha256 is stored.',
         body: createBody,
         response: {
-          201: { type: 'object', required: ['id', 'key'], properties: { id: { type: 'integer' }, key: { type: 'string' } } },
+          201: {
+            type: 'object',
+            required: ['id', 'key', 'prefix'],
+            properties: {
+              id: { type: 'integer' },
+              key: { type: 'string' },
+              prefix: { type: 'string', description: 'what lists show of the key' },
+            },
+          },
         },
       },
     },
     async (req, reply) => {
-      const created = await createApiKey(pg, req.body.name);
+      const created = await createApiKey(pg, req.body.name, { prefix: app.deps.config.agentKeyPrefix });
       await audit(pg, {
         actor: req.user!.username,
         address: req.ip,
@@ -68,6 +94,55 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
         details: { id: created.id },
       });
       return reply.code(201).send(created);
+    },
+  );
+
+  app.post<{ Body: FromSchema<typeof importBody> }>(
+    '/api-keys/import',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'importApiKey',
+        tags,
+        summary: 'Import an existing agent API key',
+        description:
+          'For fleets moving from another collector: the agents keep the key they have. The key is stored as its ' +
+          'sha256 with a display prefix, never returned, and works for ingest like a generated one. It must be ' +
+          `${IMPORTED_KEY_MIN_LENGTH} to ${IMPORTED_KEY_MAX_LENGTH} printable ASCII characters without spaces, not a ` +
+          'placeholder, and look random (surrounding whitespace is dropped).',
+        body: importBody,
+        response: {
+          201: {
+            type: 'object',
+            required: ['id', 'name', 'prefix'],
+            properties: { id: { type: 'integer' }, name: { type: 'string' }, prefix: { type: 'string' } },
+          },
+          400: { description: 'VALIDATION_FAILED: the key is refused (length, characters, placeholder, not random)' },
+          409: { description: 'KEY_EXISTS: the same key is registered already (active or revoked)' },
+        },
+      },
+    },
+    async (req, reply) => {
+      const name = req.body.name.trim();
+      let imported;
+      try {
+        imported = await importApiKey(pg, name, req.body.key);
+      } catch (err) {
+        // Messages never quote the key.
+        if (err instanceof ApiKeyImportError) {
+          if (err.reason === 'duplicate') throw new ApiError(409, 'KEY_EXISTS', err.message);
+          throw new ApiError(400, 'VALIDATION_FAILED', err.message, [{ in: 'body', pointer: '/key', message: err.message }]);
+        }
+        throw err;
+      }
+      await audit(pg, {
+        actor: req.user!.username,
+        address: req.ip,
+        action: 'api_key.import',
+        target: name,
+        details: { id: imported.id, prefix: imported.prefix },
+      });
+      return reply.code(201).send({ id: imported.id, name, prefix: imported.prefix });
     },
   );
 

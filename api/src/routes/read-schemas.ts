@@ -87,7 +87,11 @@ export const hostRowSchema = {
       description:
         'kinds of the pending changes: identity = another agent instance or key speaks for the host (an identity conflict)',
     },
-    latest_version: { ...nstr, description: "newest release tag of the agent kind's update repository (api/ACTIONS.md)" },
+    latest_version: {
+      ...nstr,
+      description:
+        "latest version of the agent kind's update repository: what its branch head states (version.txt, …), else its newest tag (api/ACTIONS.md)",
+    },
     outdated: { type: 'boolean', description: 'agent_version is older than latest_version' },
   },
 } as const;

@@ -1,7 +1,8 @@
 // Agent commands (created by admins in the API, delivered by the agent poll in ingest, answered by the
 // agent) and the desired agent configuration.
-import type { Pool } from '@watchpost/runtime';
-import type { AgentKind } from './settings.ts';
+import type { ActionsConfig, Pool } from '@watchpost/runtime';
+import type { HostBinding } from '../hosts/store.ts';
+import { winrmRefusal, winrmSettingsView, type AgentKind } from './settings.ts';
 
 export const AGENT_CONFIG_KEY = 'agents.config';
 /** A delivered command without a result is delivered again after this long. */
@@ -60,6 +61,8 @@ export interface AgentCommand {
   delivered_at: string | null;
   finished_at: string | null;
   result: Record<string, unknown> | null;
+  /** the action that queued it (a Windows session action through the agent), else null */
+  action_id: number | null;
 }
 
 type Row = Omit<AgentCommand, 'created_at' | 'delivered_at' | 'finished_at'> & {
@@ -71,19 +74,20 @@ const iso = (d: Date | null) => (d ? d.toISOString() : null);
 const view = (r: Row): AgentCommand => ({
   ...r,
   id: Number(r.id),
+  action_id: r.action_id === null ? null : Number(r.action_id),
   created_at: r.created_at.toISOString(),
   delivered_at: iso(r.delivered_at),
   finished_at: iso(r.finished_at),
 });
-const COLS = 'id, hostname, kind, params, status, created_by, created_at, delivered_at, finished_at, result';
+const COLS = 'id, hostname, kind, params, status, created_by, created_at, delivered_at, finished_at, result, action_id';
 
 export async function createAgentCommand(
   pg: Pool,
-  c: { hostname: string; kind: string; params: Record<string, unknown>; createdBy: string },
+  c: { hostname: string; kind: string; params: Record<string, unknown>; createdBy: string; actionId?: number },
 ): Promise<AgentCommand> {
   const r = await pg.query<Row>(
-    `INSERT INTO agent_commands (hostname, kind, params, created_by) VALUES ($1, $2, $3, $4) RETURNING ${COLS}`,
-    [c.hostname, c.kind, JSON.stringify(c.params), c.createdBy],
+    `INSERT INTO agent_commands (hostname, kind, params, created_by, action_id) VALUES ($1, $2, $3, $4, $5) RETURNING ${COLS}`,
+    [c.hostname, c.kind, JSON.stringify(c.params), c.createdBy, c.actionId ?? null],
   );
   return view(r.rows[0]!);
 }
@@ -97,13 +101,16 @@ export async function listAgentCommands(pg: Pool, hostname: string): Promise<Age
  * Commands for this host's poll: pending ones, and delivered ones whose result is overdue; marked
  * delivered. Only for the host's bound agent (the caller checks isBoundAgent first). `kinds`: only
  * these (the Windows agent's poll takes only the commands it can run; the others stay pending).
+ * A command of an action (a logoff through the agent) is delivered once, never again: session ids are
+ * reused, and a late second logoff could end another user's session; its action expires instead.
  */
 export async function takeAgentCommands(pg: Pool, hostname: string, kinds?: readonly string[]): Promise<AgentCommand[]> {
   const r = await pg.query<Row>(
     `UPDATE agent_commands SET status = 'delivered', delivered_at = now()
       WHERE id IN (SELECT id FROM agent_commands
                     WHERE hostname = $1
-                      AND (status = 'pending' OR (status = 'delivered' AND delivered_at < now() - make_interval(mins => $2)))
+                      AND (status = 'pending'
+                           OR (status = 'delivered' AND action_id IS NULL AND delivered_at < now() - make_interval(mins => $2)))
                       AND ($4::text[] IS NULL OR kind = ANY($4))
                     ORDER BY id LIMIT $3)
       RETURNING ${COLS}`,
@@ -113,25 +120,32 @@ export async function takeAgentCommands(pg: Pool, hostname: string, kinds?: read
 }
 
 /**
- * 'recorded', 'not_found' (unknown id or another host's command) or 'conflict' (already answered: a
- * final command never changes). The caller checks first that the request comes from the host's bound agent.
+ * 'recorded', 'not_found' (unknown id or another host's command; with `deliveredOnly`, also one no poll
+ * delivered yet) or 'conflict' (already answered: a final command never changes). The caller checks
+ * first that the request comes from the host's bound agent.
  */
 export async function recordAgentCommandResult(
   pg: Pool,
   id: number,
   hostname: string,
   result: { status: 'succeeded' | 'failed'; exit_code?: number; output?: string; stderr?: string },
+  opts: { deliveredOnly?: boolean } = {},
 ): Promise<'recorded' | 'not_found' | 'conflict'> {
   const stored: Record<string, unknown> = { exit_code: result.exit_code ?? null, output: result.output ?? '' };
   if (result.stderr !== undefined) stored.stderr = result.stderr;
+  const open = opts.deliveredOnly ? ['delivered'] : ['pending', 'delivered'];
   const r = await pg.query(
     `UPDATE agent_commands SET status = $3, finished_at = now(), result = $4
-      WHERE id = $1 AND hostname = $2 AND status IN ('pending', 'delivered')`,
-    [id, hostname, result.status, JSON.stringify(stored)],
+      WHERE id = $1 AND hostname = $2 AND status = ANY($5)`,
+    [id, hostname, result.status, JSON.stringify(stored), open],
   );
   if (r.rowCount === 1) return 'recorded';
-  const exists = await pg.query('SELECT 1 FROM agent_commands WHERE id = $1 AND hostname = $2', [id, hostname]);
-  return exists.rowCount ? 'conflict' : 'not_found';
+  const exists = await pg.query<{ status: string }>('SELECT status FROM agent_commands WHERE id = $1 AND hostname = $2', [
+    id,
+    hostname,
+  ]);
+  const st = exists.rows[0]?.status;
+  return st === undefined || st === 'pending' ? 'not_found' : 'conflict';
 }
 
 // --- the Windows agent's command channel (issue 22: rdp-login-monitor's Sac-Client.ps1) -------------
@@ -177,4 +191,57 @@ export function isBoundKey(
 export async function agentCommandHostname(pg: Pool, id: number): Promise<string | null> {
   const r = await pg.query<{ hostname: string }>('SELECT hostname FROM agent_commands WHERE id = $1', [id]);
   return r.rows[0]?.hostname ?? null;
+}
+
+// --- Windows session actions through the agent (issue 22) ----------------------------------------
+// qwinsta/logoff run over WinRM when it is configured and reachable; otherwise, on a host whose bound
+// agent runs commands (rdp-login-monitor), the actions worker queues them here with the action's id and
+// completes the action from the agent's results (processors/src/actions/agent-transport.ts).
+
+/** Minutes the agent has to answer one command of an action (it polls every 60 s); then the action expires. */
+export const AGENT_ACTION_TTL_MINUTES = 10;
+
+/** The product whose agent runs qwinsta/logoff from the command poll (Sac-Client.ps1). */
+export const COMMAND_AGENT_PRODUCT = 'rdp-login-monitor';
+
+/** True when the host has a bound agent (key or instance) that runs qwinsta/logoff commands. */
+export function hasCommandAgent(host: Pick<HostBinding, 'product' | 'agent_instance_id' | 'bound_key_id'> | null): boolean {
+  return !!host && host.product === COMMAND_AGENT_PRODUCT && (host.bound_key_id !== null || host.agent_instance_id !== null);
+}
+
+/**
+ * Why WinRM cannot run a session action with the saved settings (no administrator or password, or
+ * settings that would expose the credentials), null when it can try. Read without the secrets key.
+ */
+export async function winrmUnusable(pg: Pool, env: ActionsConfig): Promise<string | null> {
+  const v = await winrmSettingsView(pg, env);
+  if (!v.username || !v.password_set) return 'WinRM is not configured (no Windows administrator set)';
+  return winrmRefusal({ transport: v.transport, verifyTls: v.verify_tls, allowUnencrypted: v.allow_unencrypted, auth: v.auth });
+}
+
+/** The commands an action queued for the agent, in order. */
+export async function agentCommandsOfAction(pg: Pool, actionId: number): Promise<AgentCommand[]> {
+  const r = await pg.query<Row>(`SELECT ${COLS} FROM agent_commands WHERE action_id = $1 ORDER BY id`, [actionId]);
+  return r.rows.map(view);
+}
+
+/**
+ * Expires the action's commands still without a result after AGENT_ACTION_TTL_MINUTES (so no poll
+ * delivers them later); returns them with the status they had (`delivered`: the agent may have run it).
+ */
+export async function expireAgentCommands(
+  pg: Pool,
+  actionId: number,
+  minutes = AGENT_ACTION_TTL_MINUTES,
+): Promise<{ id: number; kind: string; was: 'pending' | 'delivered' }[]> {
+  const r = await pg.query<{ id: string; kind: string; was: 'pending' | 'delivered' }>(
+    `WITH old AS (SELECT id, status FROM agent_commands
+                   WHERE action_id = $1 AND status IN ('pending', 'delivered') AND created_at < now() - make_interval(mins => $2)
+                   FOR UPDATE)
+     UPDATE agent_commands c SET status = 'expired', finished_at = now() FROM old
+      WHERE c.id = old.id AND c.status IN ('pending', 'delivered')
+      RETURNING c.id, c.kind, old.status AS was`,
+    [actionId, minutes],
+  );
+  return r.rows.map((x) => ({ id: Number(x.id), kind: x.kind, was: x.was }));
 }

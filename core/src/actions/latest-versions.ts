@@ -1,5 +1,7 @@
-// The latest agent version per kind, read by the actions worker from the configured repository's tags
-// and kept in `settings` (key agents.latest_versions): the cache the hosts API and the agent poll read.
+// The latest agent version per kind, read by the actions worker from the configured repository's branch
+// head (version.txt or the agent script's version variable; the highest tag when it states none, see
+// processors/src/actions/git.ts) and kept in `settings` (key agents.latest_versions): the cache the
+// hosts API and the agent poll read.
 import type { Pool } from '@watchpost/runtime';
 import type { AgentKind } from './settings.ts';
 
@@ -7,6 +9,10 @@ export const LATEST_VERSIONS_KEY = 'agents.latest_versions';
 
 export interface LatestVersion {
   version: string | null;
+  /** where the version was read: 'version.txt', 'Login_Monitor.ps1', 'ssh-monitor' or 'tag' (absent in older rows) */
+  source?: string | null;
+  /** the branch head commit it was read at */
+  commit?: string | null;
   git_url: string;
   branch: string;
   checked_at: string;

@@ -5,6 +5,11 @@ import type { ActionKind } from '@watchpost/schemas';
 import { audit } from '../audit.ts';
 
 export type ActionStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+/**
+ * How a Windows session action reached the host: over WinRM from the actions worker, or as commands
+ * queued for the host's bound rdp-login-monitor agent (its command poll). Null for the other kinds.
+ */
+export type ActionTransport = 'winrm' | 'agent';
 
 export interface ActionRecord {
   id: number;
@@ -15,6 +20,7 @@ export interface ActionRecord {
   address: string | null;
   params: Record<string, unknown>;
   status: ActionStatus;
+  transport: ActionTransport | null;
   result: Record<string, unknown> | null;
   error: string | null;
   created_at: string;
@@ -40,15 +46,18 @@ const view = (r: Row): ActionRecord => ({
 });
 
 const COLUMNS =
-  'id, kind, host_id, hostname, actor, address, params, status, result, error, created_at, started_at, finished_at, duration_ms';
+  'id, kind, host_id, hostname, actor, address, params, status, transport, result, error, created_at, started_at, finished_at, duration_ms';
 
 export async function createAction(
   pg: Pool,
   a: { kind: ActionKind; hostId: number | null; hostname: string | null; actor: string; address: string | null; params: object },
 ): Promise<ActionRecord> {
+  // A WinRM kind starts on WinRM; the worker hands it to the agent when WinRM cannot run it (handToAgent).
+  const transport: ActionTransport | null = a.kind.startsWith('winrm.') ? 'winrm' : null;
   const r = await pg.query<Row>(
-    `INSERT INTO actions (kind, host_id, hostname, actor, address, params) VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${COLUMNS}`,
-    [a.kind, a.hostId, a.hostname, a.actor, a.address, JSON.stringify(a.params)],
+    `INSERT INTO actions (kind, host_id, hostname, actor, address, params, transport) VALUES ($1, $2, $3, $4, $5, $6, $7)
+     RETURNING ${COLUMNS}`,
+    [a.kind, a.hostId, a.hostname, a.actor, a.address, JSON.stringify(a.params), transport],
   );
   return view(r.rows[0]!);
 }
@@ -75,6 +84,35 @@ export async function listActions(
 export async function startAction(pg: Pool, id: number): Promise<boolean> {
   const r = await pg.query("UPDATE actions SET status = 'running', started_at = now() WHERE id = $1 AND status = 'queued'", [id]);
   return (r.rowCount ?? 0) === 1;
+}
+
+/**
+ * The action goes through the host's agent: transport `agent`, status `queued` (waiting for the agent's
+ * poll) and, until it finishes, result `{transport_reason}` (why not WinRM). False when it is final already.
+ */
+export async function handToAgent(pg: Pool, id: number, reason: string): Promise<boolean> {
+  const r = await pg.query(
+    `UPDATE actions SET transport = 'agent', status = 'queued', result = $2 WHERE id = $1 AND status IN ('queued', 'running')`,
+    [id, JSON.stringify({ transport_reason: reason })],
+  );
+  return (r.rowCount ?? 0) === 1;
+}
+
+/** An agent action whose command the agent fetched: queued -> running. */
+export async function markAgentActionRunning(pg: Pool, id: number): Promise<void> {
+  await pg.query(
+    "UPDATE actions SET status = 'running', started_at = coalesce(started_at, now()) WHERE id = $1 AND status = 'queued' AND transport = 'agent'",
+    [id],
+  );
+}
+
+/** Agent actions not finished yet, oldest first. */
+export async function openAgentActions(pg: Pool, limit = 500): Promise<ActionRecord[]> {
+  const r = await pg.query<Row>(
+    `SELECT ${COLUMNS} FROM actions WHERE transport = 'agent' AND status IN ('queued', 'running') ORDER BY id LIMIT $1`,
+    [limit],
+  );
+  return r.rows.map(view);
 }
 
 /** Writes the outcome (once) and its audit entry. */
@@ -106,6 +144,7 @@ export async function finishAction(
         host_id: a.host_id,
         params: a.params,
         status: a.status,
+        transport: a.transport,
         error: a.error,
         duration_ms: a.duration_ms,
         // the outcome too (a large one, e.g. raw qwinsta output, stays in the action record)

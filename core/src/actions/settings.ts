@@ -76,8 +76,8 @@ export async function loadWinrmSettings(pg: Pool, env: ActionsConfig, key: Buffe
 
 /**
  * Why WinRM with these settings may not carry credentials, or null when it may. Over plain HTTP no peer
- * can be verified: Basic (the password itself) is never sent there, NTLM only with the explicit
- * allowance (labs). The automatic update fallback (nobody watching) also needs HTTPS with the
+ * can be verified: Basic (the password itself) is never sent there; NTLM (sealed, as `winrm quickconfig`
+ * expects) only with the explicit allowance, since whatever answers at the address gets an NTLMv2 response. The automatic update fallback (nobody watching) also needs HTTPS with the
  * certificate check. Over HTTPS the worker pins each host's certificate besides (winrm-host.ts).
  */
 export function winrmRefusal(
@@ -87,9 +87,9 @@ export function winrmRefusal(
   if (automatic && (s.transport !== 'https' || !s.verifyTls))
     return 'the automatic update over WinRM needs HTTPS with the certificate check (the host address comes from its events); start it by hand';
   if (s.transport === 'http' && s.auth === 'basic')
-    return 'WinRM Basic authentication over HTTP would send the administrator password readable to whatever answers at the host address: use HTTPS (port 5986); for a lab, NTLM with plain HTTP allowed';
+    return 'WinRM Basic authentication over HTTP would send the administrator password readable to whatever answers at the host address: use HTTPS (port 5986), or NTLM with plain HTTP allowed';
   if (s.transport === 'http' && !s.allowUnencrypted)
-    return 'WinRM over HTTP would send the administrator credentials unencrypted to whatever answers at the host address: use HTTPS (port 5986), or allow unencrypted WinRM in Settings → Remote access for a lab';
+    return "WinRM over HTTP cannot verify the host: whatever answers at the host address would get the administrator's NTLMv2 response (messages are sealed, but the response can be cracked offline or relayed): use HTTPS (port 5986), or allow plain HTTP in Settings → Remote access (what `winrm quickconfig` sets up)";
   return null;
 }
 

@@ -109,6 +109,9 @@ describe('gateway addresses', () => {
     ['[2001:db8::10]', '2001:db8::10'],
     ['[2001:db8::10]:3389', '2001:db8::10'],
     [' 10.0.0.5 ', '10.0.0.5'],
+    ['ws-01.corp.example.', 'ws-01.corp.example'],
+    ['WS-01.corp.example.:3389', 'WS-01.corp.example'],
+    ['WS-01', 'WS-01'],
   ])('%j -> %j', (raw, host) => expect(gatewayAddress(raw)).toBe(host));
 });
 

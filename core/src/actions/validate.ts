@@ -45,14 +45,17 @@ export function validHostAddress(v: unknown): string | null {
 
 /**
  * The host part of a gateway event's internal address: "host", "host:port", "[v6]" or "[v6]:port", or a
- * bare IPv6 address (whose last group is not a port). Not validated here: validHostAddress does that.
+ * bare IPv6 address (whose last group is not a port); a name's trailing root dot is dropped. Not validated
+ * here: validHostAddress does that.
  */
 export function gatewayAddress(v: string): string {
   const s = v.trim();
   const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(s);
   if (bracketed) return bracketed[1]!;
   const hostPort = /^([^:]+):\d+$/.exec(s);
-  return hostPort ? hostPort[1]! : s;
+  const host = hostPort ? hostPort[1]! : s;
+  // A fully qualified name may end in the root's dot (`ws-01.corp.example.`): the same name without it.
+  return host.includes(':') ? host : host.replace(/\.$/, '');
 }
 
 /** A git branch name (git check-ref-format rules, a conservative subset); null otherwise. */

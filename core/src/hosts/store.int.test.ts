@@ -148,20 +148,59 @@ describe('host store (Postgres)', () => {
       refresh('gw-win-2', { os_family: 'Windows', product: 'other', ipv4: '10.9.0.2', last_seen: at(1) }),
       refresh('gw-lin', { ipv4: '10.9.0.3', fqdn: 'lin.corp.lan' }),
     ]);
-    expect((await findGatewayHost(s.pg, '10.9.0.1'))?.hostname).toBe('GW-WIN-1');
-    expect((await findGatewayHost(s.pg, 'win-1.corp.lan'))?.hostname).toBe('GW-WIN-1');
-    expect((await findGatewayHost(s.pg, 'gw-win-1'))?.hostname).toBe('GW-WIN-1');
-    expect((await findGatewayHost(s.pg, '10.9.0.2'))?.hostname).toBe('gw-win-2');
-    expect(await findGatewayHost(s.pg, '10.9.0.3')).toBeNull();
-    expect(await findGatewayHost(s.pg, 'lin.corp.lan')).toBeNull();
+    const name = async (a: string) => {
+      const m = await findGatewayHost(s.pg, a);
+      return m.host?.hostname ?? (m.ambiguous.length ? `ambiguous: ${m.ambiguous.join(', ')}` : null);
+    };
+    expect(await name('10.9.0.1')).toBe('GW-WIN-1');
+    expect(await name('win-1.corp.lan')).toBe('GW-WIN-1');
+    expect(await name('gw-win-1')).toBe('GW-WIN-1');
+    expect(await name('10.9.0.2')).toBe('gw-win-2');
+    expect(await name('10.9.0.3')).toBeNull();
+    expect(await name('lin.corp.lan')).toBeNull();
+    expect(await name('lin')).toBeNull();
     // GW-WIN-1 was seen later, but an exact internal address wins over an IPv4 match.
     await s.pg.query(`UPDATE hosts SET internal_address = '10.9.0.9', ipv4 = '10.9.0.9' WHERE hostname = 'gw-win-2'`);
     await s.pg.query(`UPDATE hosts SET internal_address = NULL, ipv4 = '10.9.0.9', last_seen = $1 WHERE hostname = 'GW-WIN-1'`, [
       at(100),
     ]);
-    expect((await findGatewayHost(s.pg, '10.9.0.9'))?.hostname).toBe('gw-win-2');
+    expect(await name('10.9.0.9')).toBe('gw-win-2');
     const h = await findGatewayHost(s.pg, '10.9.0.9');
-    expect(Object.keys(h!).sort()).toEqual([...ACTION_HOST_COLUMNS].sort());
+    expect(Object.keys(h.host!).sort()).toEqual([...ACTION_HOST_COLUMNS].sort());
+  });
+
+  it('maps a gateway resource typed as a DNS or bare name to the NetBIOS host name; refuses when two hosts fit', async () => {
+    // As rdp-login-monitor reports them: host.hostname = $env:COMPUTERNAME, upper case, never an FQDN.
+    await upsert([
+      refresh('WS-01', { os_family: 'windows', product: 'rdp-login-monitor', ipv4: '10.20.0.1' }),
+      refresh('ACCOUNTING-WORKS', { os_family: 'windows', product: 'rdp-login-monitor', ipv4: '10.20.0.2' }),
+      refresh('ws-02', { os_family: 'linux', product: 'ssh-monitor', fqdn: 'ws-02.corp.example' }),
+    ]);
+    const name = async (a: string) => {
+      const m = await findGatewayHost(s.pg, a);
+      return m.host?.hostname ?? (m.ambiguous.length ? `ambiguous: ${m.ambiguous.join(', ')}` : null);
+    };
+    for (const typed of ['ws-01.corp.example', 'WS-01.CORP.EXAMPLE', 'WS-01', 'ws-01', 'ws-01.corp.example.', ' ws-01 '])
+      expect([typed, await name(typed)]).toEqual([typed, 'WS-01']);
+    expect(await name('10.20.0.1')).toBe('WS-01');
+    // A DNS label longer than 15 characters: Windows cut it for the NetBIOS name.
+    expect(await name('accounting-workstation.corp.example')).toBeNull();
+    await upsert([refresh('ACCOUNTING-WORK', { os_family: 'windows', product: 'rdp-login-monitor' })]);
+    expect(await name('accounting-workstation.corp.example')).toBe('ACCOUNTING-WORK');
+    // A Linux host is never a gateway target, whatever its names.
+    expect(await name('ws-02.corp.example')).toBeNull();
+    expect(await name('ws-03.corp.example')).toBeNull();
+
+    // A second Windows host whose FQDN has the same first label: which one the client meant is unknown.
+    await upsert([refresh('WS-01-OLD', { os_family: 'windows', product: 'rdp-login-monitor', fqdn: 'ws-01.branch.example' })]);
+    expect(await name('ws-01.corp.example')).toBe('ambiguous: WS-01, WS-01-OLD');
+    expect(await name('WS-01.other.example')).toBe('ambiguous: WS-01, WS-01-OLD');
+    // The exact name still tells them apart: a hostname, or an FQDN one host has...
+    expect(await name('ws-01')).toBe('WS-01');
+    expect(await name('ws-01.branch.example')).toBe('WS-01-OLD');
+    // ...and an admin-set internal address beats every name match.
+    await s.pg.query(`UPDATE hosts SET internal_address = 'ws-01.corp.example' WHERE hostname = 'WS-01'`);
+    expect(await name('ws-01.corp.example')).toBe('WS-01');
   });
 
   it('pins the SSH host key once, records the admin check and the updated version', async () => {

@@ -2,6 +2,7 @@
 // snapshots, the liveness scan, the actions worker's SSH pinning and version updates, the agent poll,
 // the API's action targets). Its one row type and column list, and every statement on the table but
 // the API's list/detail reads (reads.ts). A new column goes in the migration, HostRow and COLUMNS.
+import { isIP } from 'node:net';
 import type { Pool, PoolClient } from '@watchpost/runtime';
 import type { HostStatus } from '@watchpost/schemas';
 import {
@@ -144,20 +145,60 @@ export async function findHostsByHostname<C extends HostColumn>(
   return out;
 }
 
+/** What a gateway resource maps to: one host, or none and the hostnames that fit equally well (refused: never guess). */
+export interface GatewayHostMatch {
+  host: ActionHost | null;
+  /** two or more when the name is ambiguous; empty otherwise */
+  ambiguous: string[];
+}
+
+/** NetBIOS computer names are at most 15 characters: Windows cuts a longer DNS label to it. */
+const NETBIOS_MAX = 15;
+
+const WINDOWS_HOST = `(product = 'rdp-login-monitor' OR lower(os_family) LIKE 'win%')`;
+
 /**
- * The registered Windows host a gateway session's internal address names: by internal address, IPv4,
- * FQDN or hostname (the latter two case-insensitive); an exact internal address first, then the most
- * recently seen.
+ * The registered Windows host a gateway session's resource names (the agent's details.internal_ip: an
+ * address, a DNS name or a bare name as the client typed it; the Windows agent reports its NetBIOS
+ * name, never an FQDN).
+ * - An IP address: the host whose internal address is it, else whose IPv4/IPv6 is it (most recently seen).
+ * - A name, case-insensitive, best tier first: 0 the host's internal address; 1 its FQDN or hostname;
+ *   2 the name's first DNS label = the hostname or the first label of its FQDN (`ws-01.corp.example`
+ *   -> WS-01); 3 that label cut to 15 characters = the hostname (NetBIOS). Two hosts in the best tier
+ *   that matches -> ambiguous (the caller refuses, naming them).
  */
-export async function findGatewayHost(db: Db, address: string): Promise<ActionHost | null> {
-  const r = await db.query<ActionHost>(
-    `SELECT ${hostColumns(ACTION_HOST_COLUMNS)} FROM hosts
-      WHERE (internal_address = $1 OR ipv4 = $1 OR lower(fqdn) = lower($1) OR lower(hostname) = lower($1))
-        AND (product = 'rdp-login-monitor' OR lower(os_family) LIKE 'win%')
-      ORDER BY (internal_address = $1) DESC NULLS LAST, last_seen DESC LIMIT 1`,
-    [address],
+export async function findGatewayHost(db: Db, address: string): Promise<GatewayHostMatch> {
+  const a = address.trim();
+  if (isIP(a)) {
+    const r = await db.query<ActionHost>(
+      `SELECT ${hostColumns(ACTION_HOST_COLUMNS)} FROM hosts
+        WHERE (lower(internal_address) = lower($1) OR ipv4 = $1 OR lower(ipv6) = lower($1)) AND ${WINDOWS_HOST}
+        ORDER BY (lower(internal_address) = lower($1)) DESC NULLS LAST, last_seen DESC LIMIT 1`,
+      [a],
+    );
+    return { host: r.rows[0] ?? null, ambiguous: [] };
+  }
+  const name = a.toLowerCase().replace(/\.$/, '');
+  const label = name.split('.')[0]!;
+  const netbios = label.length > NETBIOS_MAX ? label.slice(0, NETBIOS_MAX) : null;
+  const r = await db.query<ActionHost & { tier: number }>(
+    `SELECT * FROM (
+       SELECT ${hostColumns(ACTION_HOST_COLUMNS)},
+              CASE WHEN lower(internal_address) = $1 THEN 0
+                   WHEN lower(fqdn) = $1 OR lower(hostname) = $1 THEN 1
+                   WHEN lower(hostname) = $2 OR split_part(lower(hostname), '.', 1) = $2
+                     OR split_part(lower(fqdn), '.', 1) = $2 THEN 2
+                   WHEN lower(hostname) = $3 THEN 3 END AS tier
+         FROM hosts WHERE ${WINDOWS_HOST}) m
+      WHERE tier IS NOT NULL ORDER BY tier, hostname LIMIT 20`,
+    [name, label, netbios],
   );
-  return r.rows[0] ?? null;
+  const best = r.rows.filter((h) => h.tier === r.rows[0]?.tier);
+  if (best.length === 1) {
+    const { tier: _t, ...host } = best[0]!;
+    return { host, ambiguous: [] };
+  }
+  return { host: null, ambiguous: best.map((h) => h.hostname) };
 }
 
 // --- correlate ------------------------------------------------------------------------------------

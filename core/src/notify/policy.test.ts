@@ -1,7 +1,7 @@
 // Notification rules 1-10 (spec), one row per case: the rule chosen and the channels it reaches.
 import { describe, expect, it } from 'vitest';
 import type { NotifyChannel, Severity } from '@watchpost/schemas';
-import { chatRouteOf, decide, deliveryId, type NotifyPolicy, type Trigger } from './policy.ts';
+import { AGENT_TOLD_CHAT_REASON, chatRouteOf, decide, deliveryId, type NotifyPolicy, type Trigger } from './policy.ts';
 import type { ChannelTargets } from './channels/index.ts';
 import type { TypeSettings } from '../type-settings.ts';
 
@@ -179,6 +179,37 @@ describe('notification policy', () => {
       chosen: false,
       reason: expect.stringMatching(/do not include "rdp-login-monitor"/),
     });
+  });
+
+  it('telegram_via = agent: chat is skipped (the agent told it already), the other channels follow the rule', () => {
+    const told = (t: Trigger): Trigger => ({ ...t, agentToldChat: true }) as Trigger;
+    // login success: chat only below the minimum -> nothing chosen, but the rule and why are recorded
+    const login = decide(told(ev('rdp.login.success', 'info')), policy, targets, none);
+    expect(login.rule).toBe('login_success');
+    expect(login.routes.filter((r) => r.chosen)).toEqual([]);
+    expect(login.reason).toMatch(/chat skipped: the agent already sent this to its own chat/);
+    expect(login.routes.filter((r) => r.channel === 'chat')).toEqual([
+      { channel: 'chat', destination: '', chosen: false, reason: AGENT_TOLD_CHAT_REASON },
+    ]);
+    // at or above the minimum: the policy channels still receive it
+    expect(chosen(told(ev('rdg.connection.failed', 'critical')))).toEqual([
+      'webhook:default',
+      'email:oncall@example.org',
+      'push:devices',
+    ]);
+    // chat in the policy channels is skipped too; lifecycle keeps its other channels
+    expect(chosen(told(ev('auth.account.locked', 'high')), { minSeverity: 'high', channels: ['chat', 'webhook'] })).toEqual([
+      'webhook:default',
+    ]);
+    expect(chosen(told(ev('agent.lifecycle', 'info', 'rdp-login-monitor')))).toEqual([
+      'webhook:default',
+      'email:oncall@example.org',
+      'push:devices',
+    ]);
+    // without the flag, the same events reach chat
+    expect(chosen(ev('rdp.login.success', 'info'))).toEqual(['chat:ops', 'chat:linux-team']);
+    // below the minimum with no forced channel: still nothing, for the old reason
+    expect(decide(told(ev('ssh.login.failed', 'warning')), policy, targets, none).rule).toBeNull();
   });
 
   it('chat routing attribute: details.chat_route, else the agent product', () => {

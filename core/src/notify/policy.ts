@@ -13,7 +13,14 @@ export interface NotifyPolicy {
 }
 
 export type Trigger =
-  | { kind: 'event'; type: string; severity: string; routing?: string }
+  | {
+      kind: 'event';
+      type: string;
+      severity: string;
+      routing?: string;
+      /** The agent already sent this event to its own chat (`details.telegram_via = "agent"`): chat is skipped. */
+      agentToldChat?: boolean;
+    }
   | { kind: 'problem'; severity: Severity; /** the problem's type: hidden types and severity overrides apply */ type?: string }
   | { kind: 'daily_report'; recipients: string[] }
   | { kind: 'login_lockout' };
@@ -144,9 +151,19 @@ function plan(
   return { rule: null, reason: `severity ${severity} below the minimum ${policy.minSeverity} (rule 1)`, severity };
 }
 
+/** Why chat is skipped for an event the agent already sent to its own chat (shown by the explainer). */
+export const AGENT_TOLD_CHAT_REASON = 'the agent already sent this to its own chat (details.telegram_via = "agent")';
+
 /** Decides one trigger: pure, so it is table-tested and the API can explain any event with it. */
 export function decide(trigger: Trigger, policy: NotifyPolicy, targets: ChannelTargets, ts: TypeSettings): Decision {
-  const p = plan(trigger, policy, ts);
+  let p = plan(trigger, policy, ts);
+  // Other channels still follow the rule; only the chat message would be a duplicate.
+  if (p.rule !== null && trigger.kind === 'event' && trigger.agentToldChat)
+    p = {
+      ...p,
+      reason: `${p.reason}; chat skipped: ${AGENT_TOLD_CHAT_REASON}`,
+      never: { ...p.never, chat: AGENT_TOLD_CHAT_REASON },
+    };
   const severity = 'severity' in p ? p.severity : undefined;
   if (p.rule === null) {
     return {

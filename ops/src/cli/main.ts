@@ -1,8 +1,9 @@
 // Management CLI on the service's database (DATABASE_URL): `npm run cli -- <command>`.
 //   users add <name> --role admin|monitor     password read from stdin (first line), min 12 characters
 //   users list | set-role <name> --role R | deactivate <name> | activate <name> | reset-password <name>
-//   api-keys create <name>                    prints the key once
-//   api-keys list | revoke <id|name>
+//   api-keys create <name>                    prints the key once (prefix SERVICE_AGENT_KEY_PREFIX, default sac_)
+//   api-keys import <name> | --name <name>    registers an existing agent key read from stdin (stored hashed)
+//   api-keys list | revoke <id|name>          (`agent-keys` is the same command group)
 // Exit codes: 0 ok, 1 refused/failed, 2 usage or configuration error.
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '@watchpost/runtime';
@@ -18,9 +19,13 @@ const HELP = `usage: npm run cli -- <command>
   users deactivate <name>
   users activate <name>
   users reset-password <name>             (password on stdin)
-  api-keys create <name>                  (prints the key once)
+  api-keys create <name>                  (prints the key once; prefix SERVICE_AGENT_KEY_PREFIX, default sac_)
+  api-keys import <name>                  (or --name <name>; registers a key agents already have, read
+                                           from stdin: api-keys import gw-01 < key.txt; stored hashed,
+                                           never printed; 24-512 printable ASCII characters, no spaces)
   api-keys list
-  api-keys revoke <id|name>`;
+  api-keys revoke <id|name>
+  (agent-keys is another name for api-keys)`;
 
 async function main(argv: string[]): Promise<number> {
   let parsed;
@@ -28,7 +33,7 @@ async function main(argv: string[]): Promise<number> {
     parsed = parseArgs({
       args: argv,
       allowPositionals: true,
-      options: { role: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+      options: { role: { type: 'string' }, name: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (err) {
     process.stderr.write(`${(err as Error).message}\n${HELP}\n`);
@@ -53,7 +58,8 @@ async function main(argv: string[]): Promise<number> {
   const out = (s: string) => process.stdout.write(`${s}\n`);
   try {
     if (group === 'users') await usersCommand(pool, rest, parsed.values, out);
-    else if (group === 'api-keys') await apiKeysCommand(pool, rest, out);
+    else if (group === 'api-keys' || group === 'agent-keys')
+      await apiKeysCommand(pool, rest, out, { prefix: config.agentKeyPrefix, name: parsed.values.name });
     else throw new UsageError(`unknown command "${group}"\n${HELP}`);
     return 0;
   } catch (err) {

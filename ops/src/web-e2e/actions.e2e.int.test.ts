@@ -1,19 +1,22 @@
 // Remote actions in a real browser against the real API, the real `actions` worker role and a
 // WS-Management test double over a real socket (testkit/src/wsman-double.ts): host page (WinRM test,
-// sessions and log-off, SSH check failure with its reason, agent update, outdated flag), event page
+// sessions and log-off, SSH check failure with its reason, agent update through the agent's own
+// Deploy-LoginMonitor.ps1, outdated flag from the repository's version.txt), event page
 // (terminate an RDP session; gateway qwinsta and log-off as a monitor), Settings → Remote access
 // (the target networks set there first, with their rules said in words; NTLM chosen there, password
 // never shown, a wrong password refused with the WinRM reason, git test of unsaved values). The double
 // speaks NTLM over plain HTTP (allowed for a lab), so every WinRM action here authenticates with it.
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import type { EventEnvelope } from '@watchpost/schemas';
 import { makeEnvelope } from '@watchpost/testkit';
 import { addUser } from '@watchpost/testkit/api';
 import {
-  createTestGitRepo,
+  createRdpAgentRepo,
   insertHost,
+  rdpAgentFiles,
   startActionsWorker,
   startWsmanDouble,
   wsmanDoubleEnv,
@@ -27,6 +30,10 @@ import { axeSerious, confirmDialog, DESKTOP, loginAs, screenshots } from './page
 
 const WIN_USER = 'CORP\\svc-watchpost';
 const WIN_PASSWORD = 'win-Pa55"word&';
+// The Windows agent as released (rdp-login-monitor 2.1.7-SAC) and the version its repository's branch
+// head states after one more commit (version.txt, as PTah/RDP-login-monitor: no tags).
+const AGENT_FROM = '2.1.7-SAC';
+const AGENT_TO = '2.1.8-SAC';
 
 let srv: WebServer;
 let win: WsmanDouble;
@@ -57,7 +64,7 @@ const closedPort = () =>
 
 const text = async (p: Page, sel: string) => (await p.innerText(sel)).replace(/\s+/g, ' ').trim();
 
-/** Waits until the action shown under `testid` finished; returns its status, result and error text. */
+/** Waits until the action shown under `testid` finished; returns its status, transport, result and error text. */
 async function outcome(p: Page, testid: string, timeout = 20_000) {
   await p.waitForFunction(
     (id) => /^(succeeded|failed)$/.test(document.querySelector(`[data-testid=${id}-status]`)?.textContent?.trim() ?? ''),
@@ -67,16 +74,65 @@ async function outcome(p: Page, testid: string, timeout = 20_000) {
   const opt = async (sel: string) => ((await p.locator(sel).count()) ? text(p, sel) : '');
   return {
     status: await text(p, `[data-testid=${testid}-status]`),
+    transport: await opt(`[data-testid=${testid}-transport]`),
     result: await opt(`[data-testid=${testid}-result]`),
     error: await opt(`[data-testid=${testid}-error]`),
   };
 }
 
+/**
+ * Windows running the update script (processors handlers/agent-update.ts windowsUpdateScript): the bundle
+ * it names by SHA-256 is the one the service built from the repository, its Deploy-LoginMonitor.ps1 runs
+ * on the unpacked folder and writes deployed_version.txt (printed as WATCHPOST-DEPLOYED, its deploy.log
+ * lines as WATCHPOST-LOG), and the restarted monitor reports the new version, stored and applied by the
+ * real correlator. The download and unpacking themselves are covered by
+ * processors/src/actions/windows-update.int.test.ts (the double cannot reach SERVICE_PUBLIC_URL here).
+ */
+async function deployLikeWindows(script: string) {
+  const sha256 = /^\$sha256 = '([0-9a-f]{64})'$/m.exec(script)?.[1];
+  if (!sha256 || !/ -File \$deploy -SourceShareRoot \$staging /.test(script))
+    return { stdout: '', stderr: 'not the Deploy-LoginMonitor.ps1 update script', exitCode: 1 };
+  const bundle = await srv.h.stores.pg.query<{ version: string }>('SELECT version FROM agent_bundles WHERE sha256 = $1', [
+    sha256,
+  ]);
+  const version = bundle.rows[0]?.version;
+  if (!version) return { stdout: '', stderr: 'agent bundle SHA-256 mismatch: download refused', exitCode: 1 };
+  await srv.store([agentUpdatedEvent(version)], { correlate: true });
+  return {
+    stdout: [
+      'WATCHPOST-DEPLOY-EXIT=0',
+      `WATCHPOST-DEPLOYED=${version}`,
+      'WATCHPOST-LOG Записана метка версии: C:\\ProgramData\\RDP-login-monitor\\deployed_version.txt',
+      '',
+    ].join('\r\n'),
+    exitCode: 0,
+  };
+}
+
+/** What the deployed monitor sends at once: Login_Monitor.ps1 -SendDeploySacNotice (Send-SacEvent agent.lifecycle). */
+function agentUpdatedEvent(version: string): EventEnvelope {
+  return {
+    received_at: new Date().toISOString(),
+    event: {
+      schema_version: '1.0',
+      event_id: randomUUID(),
+      occurred_at: new Date().toISOString(),
+      source: { product: 'rdp-login-monitor', product_version: version, agent_instance_id: 'w1' },
+      host: { hostname: 'win-01', os_family: 'windows', display_name: 'win-01 (127.0.0.1)', ipv4: '127.0.0.1' },
+      category: 'agent',
+      type: 'agent.lifecycle',
+      severity: 'info',
+      title: `RDP agent updated to ${version}`,
+      summary: `RDP login monitor deployed, version ${version} on win-01`,
+      details: { lifecycle: 'updated', trigger: 'deploy', version, generated_by: 'agent' },
+    },
+  };
+}
+
 beforeAll(async () => {
   win = await startWsmanDouble({ username: WIN_USER, password: WIN_PASSWORD, auth: 'ntlm' });
-  repo = createTestGitRepo();
-  repo.commit({ 'install.ps1': 'Write-Output installed\r\n' }, { tag: 'v5.0.0' });
-  repo.commit({ 'install.ps1': 'Write-Output installed 5.1\r\n' }, { tag: 'v5.1.0' });
+  repo = createRdpAgentRepo(AGENT_FROM);
+  repo.commit({ 'version.txt': `${AGENT_TO}\n`, 'Login_Monitor.ps1': rdpAgentFiles(AGENT_TO)['Login_Monitor.ps1']! });
   srv = await startWebServer('web_actions', {
     SERVICE_WINRM_USERNAME: WIN_USER,
     ...wsmanDoubleEnv(win),
@@ -84,6 +140,8 @@ beforeAll(async () => {
     SERVICE_ACTION_TIMEOUT_MS: '3000',
     SERVICE_ACTION_WAIT_MS: '6000',
     SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS: 'true',
+    // a fifth of it (5 s) is how long the update waits for the agent to report the new version
+    SERVICE_AGENT_UPDATE_TIMEOUT_MS: '25000',
     SERVICE_SSH_USERNAME: 'watchpost',
     // the double does not download the bundle (windows-update.int.test.ts does)
     SERVICE_PUBLIC_URL: 'http://127.0.0.1:9',
@@ -99,8 +157,9 @@ beforeAll(async () => {
   winHost = await insertHost(srv.h.stores.pg, {
     hostname: 'win-01',
     product: 'rdp-login-monitor',
-    version: '5.0.0',
+    version: AGENT_FROM,
     address: '127.0.0.1',
+    agentInstanceId: 'w1',
   });
   linuxHost = await insertHost(srv.h.stores.pg, {
     hostname: 'lin-01',
@@ -108,7 +167,7 @@ beforeAll(async () => {
     version: '2.0.0',
     address: '127.0.0.1',
   });
-  const windows = { product: 'rdp-login-monitor' as const, product_version: '5.0.0', agent_instance_id: 'w1' };
+  const windows = { product: 'rdp-login-monitor' as const, product_version: AGENT_FROM, agent_instance_id: 'w1' };
   const envs = [
     makeEnvelope({
       type: 'rdp.login.success',
@@ -213,7 +272,7 @@ describe('remote actions in the browser', () => {
     await page.goto(`${srv.url}/hosts/${winHost}`);
     await page.click('button:has-text("Test WinRM")');
     const test = await outcome(page, 'winrm-test');
-    expect(test).toMatchObject({ status: 'succeeded', error: '' });
+    expect(test).toMatchObject({ status: 'succeeded', transport: 'over WinRM', error: '' });
     expect(test.result).toContain(`WinRM works: ${win.hostname} answered at`);
     expect(win.authLog.at(-1)).toBe('authenticated CORP\\svc-watchpost');
 
@@ -222,19 +281,24 @@ describe('remote actions in the browser', () => {
     expect(await text(page, '[data-testid=sessions-table]')).toMatch(/2 rdp-tcp#12 alice Active.*3 — bob Disc/);
     await page.click('button[aria-label="Log off session 3 (bob)"]');
     await confirmDialog(page, 'Log off');
-    expect(await outcome(page, 'logoff')).toEqual({ status: 'succeeded', result: 'Session 3 logged off.', error: '' });
+    expect(await outcome(page, 'logoff')).toEqual({
+      status: 'succeeded',
+      transport: 'over WinRM',
+      result: 'Session 3 logged off.',
+      error: '',
+    });
     // The list is read again after the log-off.
     await page.waitForFunction(() => !document.querySelector('[data-testid=sessions-table] tr[data-session-id="3"]'));
     expect(win.sessions.map((s) => s.username)).not.toContain('bob');
     await page.waitForFunction(() =>
       document.querySelector('[data-testid=recent-actions]')?.textContent?.includes('winrm.logoff'),
     );
-    expect(await text(page, '[data-testid=recent-actions]')).toMatch(/succeeded winrm\.sessions ada/);
+    expect(await text(page, '[data-testid=recent-actions]')).toMatch(/succeeded winrm\.sessions over WinRM ada/);
     await screenshots(page, '21-host-actions');
     expect(await axeSerious(page)).toEqual([]);
   });
 
-  it('host page: a failed SSH check shows its reason; the agent update shows the version read back', async () => {
+  it('host page: a failed SSH check shows its reason; the agent update is done when the agent reports the version.txt version', async () => {
     await page.goto(`${srv.url}/hosts/${linuxHost}`);
     await page.click('button:has-text("Check SSH admin")');
     const ssh = await outcome(page, 'ssh-check');
@@ -245,25 +309,51 @@ describe('remote actions in the browser', () => {
     );
     expect(ssh.error).toBe(failed.rows[0]!.error.replace(/\s+/g, ' ').trim());
 
-    // Windows update: the double answers the script as install.ps1 and VERSION would (the download itself
-    // is covered by processors/src/actions/windows-update.int.test.ts).
+    // Windows update: the repository's version.txt names the version; the agent's own deploy script
+    // installs it and the agent reports it (deployLikeWindows).
     await page.goto(`${srv.url}/settings/remote-access`);
     await page.waitForSelector('[data-testid=repo-windows]');
     await page.fill('#repo-windows-url', repo.url);
     await page.fill('#repo-windows-branch', 'main');
     await page.locator('[data-testid=repo-windows] button:has-text("Save")').click();
     await page.waitForSelector('.n-message:has-text("Agent updates (windows) saved")');
-    win.onPowerShell = async () => ({ stdout: 'installed\r\n5.1.0\r\n', exitCode: 0 });
-    await page.goto(`${srv.url}/hosts/${winHost}`);
+    win.onPowerShell = deployLikeWindows;
+    // Once the worker has read version.txt at the branch head, the host is outdated.
+    await expect
+      .poll(
+        async () => {
+          await page.goto(`${srv.url}/hosts/${winHost}`);
+          await page.waitForSelector('dt:text-is("Agent") + dd');
+          return text(page, 'dt:text-is("Agent") + dd');
+        },
+        { timeout: 15_000, interval: 500 },
+      )
+      .toBe(`rdp-login-monitor ${AGENT_FROM} outdated (latest ${AGENT_TO})`);
     await page.click('button:has-text("Update agent")');
+    const ask = page.locator('.n-dialog', { hasText: 'Update the agent on win-01?' });
+    await ask.waitFor();
+    expect((await ask.innerText()).replace(/\s+/g, ' ')).toContain(
+      `The agent (rdp-login-monitor ${AGENT_FROM}) is updated now over WinRM to the configured branch (latest release ${AGENT_TO}).`,
+    );
     await confirmDialog(page, 'Update agent');
     const update = await outcome(page, 'agent-update');
-    expect(update).toMatchObject({ status: 'succeeded', error: '' });
-    expect(update.result).toBe('Agent windows now at version 5.1.0');
+    // `transport` belongs to the winrm.* kinds only (api/ACTIONS.md): none shown for agent.update.
+    expect(update).toMatchObject({ status: 'succeeded', transport: '', error: '' });
+    expect(update.result).toBe(`Agent windows now at version ${AGENT_TO} (was ${AGENT_FROM})`);
+    // The version is the agent's own report (correlate), and what the bundle built from version.txt holds.
+    const done = await srv.h.stores.pg.query<{ product_version: string }>('SELECT product_version FROM hosts WHERE id = $1', [
+      winHost,
+    ]);
+    expect(done.rows[0]!.product_version).toBe(AGENT_TO);
+    const bundles = await srv.h.stores.pg.query('SELECT version FROM agent_bundles');
+    expect(bundles.rows).toEqual([{ version: AGENT_TO }]);
+    await page.reload();
+    await page.waitForSelector('dt:text-is("Agent") + dd');
+    expect(await text(page, 'dt:text-is("Agent") + dd')).toBe(`rdp-login-monitor ${AGENT_TO}`);
   });
 
-  it('settings: "Test git connection" tests the unsaved form values; hosts older than the newest tag are flagged outdated', async () => {
-    await srv.h.stores.pg.query(`UPDATE hosts SET product_version = '5.0.0' WHERE id = $1`, [winHost]);
+  it('settings: "Test git connection" tests the unsaved form values; hosts older than version.txt are flagged outdated', async () => {
+    await srv.h.stores.pg.query(`UPDATE hosts SET product_version = $2 WHERE id = $1`, [winHost, AGENT_FROM]);
     await page.goto(`${srv.url}/settings/remote-access`);
     await page.waitForSelector('[data-testid=repo-linux]');
     await page.fill('#repo-linux-url', `${repo.url}-missing`);
@@ -275,7 +365,8 @@ describe('remote actions in the browser', () => {
     await page.locator('[data-testid=repo-linux] button:has-text("Test git connection")').click();
     const found = await outcome(page, 'git-test-linux');
     expect(found).toMatchObject({ status: 'succeeded', error: '' });
-    expect(found.result).toMatch(/branch found; latest release 5\.1\.0 \(2 tags\)/);
+    // The branch head's version.txt, not a tag: the agent's repository has none.
+    expect(found.result).toBe(`Repository reachable; branch found; latest release ${AGENT_TO} from version.txt (0 tags)`);
     // Nothing was saved by the test.
     const r = await srv.h.stores.pg.query<{ value: { linux?: unknown } }>(
       `SELECT value FROM settings WHERE key = 'actions.agent_update'`,
@@ -283,7 +374,7 @@ describe('remote actions in the browser', () => {
     expect(r.rows[0]?.value.linux).toBeUndefined();
     await screenshots(page, '22-remote-access-git');
 
-    // The windows repository saved in the previous test: its newest tag is read by the worker.
+    // The windows repository saved in the previous test: the worker reads version.txt at its branch head.
     await expect
       .poll(
         async () => {
@@ -293,12 +384,12 @@ describe('remote actions in the browser', () => {
         },
         { timeout: 15_000, interval: 500 },
       )
-      .toMatch(/^5\.1\.0 read /);
+      .toMatch(new RegExp(`^${AGENT_TO.replace(/\./g, '\\.')} read `));
     await page.goto(`${srv.url}/hosts?search=win-01`);
     await page.waitForSelector('.n-data-table-tbody tr .badge.outdated');
     await page.goto(`${srv.url}/hosts/${winHost}`);
     await page.waitForSelector('[data-testid=host-outdated]');
-    expect(await text(page, '[data-testid=host-outdated]')).toBe('outdated (latest 5.1.0)');
+    expect(await text(page, '[data-testid=host-outdated]')).toBe(`outdated (latest ${AGENT_TO})`);
   });
 
   it('event page: terminate the session of an rdp.login.success user', async () => {
@@ -306,7 +397,12 @@ describe('remote actions in the browser', () => {
     await page.goto(`${srv.url}/events/${ev.rdp}`);
     await page.click('button:has-text("Terminate session of CORP\\\\alice")');
     await confirmDialog(page, 'Terminate');
-    expect(await outcome(page, 'terminate')).toEqual({ status: 'succeeded', result: 'Logged off session(s): 2', error: '' });
+    expect(await outcome(page, 'terminate')).toEqual({
+      status: 'succeeded',
+      transport: 'over WinRM',
+      result: 'Logged off session(s): 2',
+      error: '',
+    });
     expect(win.sessions.map((s) => s.username)).not.toContain('alice');
     await screenshots(page, '23-event-terminate');
     expect(await axeSerious(page)).toEqual([]);
@@ -328,7 +424,12 @@ describe('remote actions in the browser', () => {
     expect(await p.locator('button[aria-label="Log off session 1 (Administrator)"]').count()).toBe(0);
     await p.click('button[aria-label="Log off session 3 (bob)"]');
     await confirmDialog(p, 'Log off');
-    expect(await outcome(p, 'gateway-logoff')).toEqual({ status: 'succeeded', result: 'Logged off session(s): 3', error: '' });
+    expect(await outcome(p, 'gateway-logoff')).toEqual({
+      status: 'succeeded',
+      transport: 'over WinRM',
+      result: 'Logged off session(s): 3',
+      error: '',
+    });
     await p.waitForFunction(() => !document.querySelector('[data-testid=gateway-sessions-result] tr[data-session-id="3"]'));
     // The event user's remaining sessions in one go.
     await p.click('button:has-text("Log off CORP\\\\bob on the target host")');

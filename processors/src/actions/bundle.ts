@@ -1,35 +1,73 @@
-// Windows agent bundles: the update repository at its branch as a zip (git archive) with a VERSION file
-// (the newest tag reachable from the branch), stored once per commit in `agent_bundles`; the host gets
-// a signed link to GET /api/v1/agent-bundles/{id}.zip on the service (SERVICE_PUBLIC_URL).
-import { execFile } from 'node:child_process';
+// Windows agent bundles: what rdp-login-monitor's own update path takes. Its publisher
+// (update-rdp-monitor.ps1, Publish-DistributionFiles / Copy-FileToNetlogon) copies the repository to a
+// share, rewriting every .ps1 as UTF-8 with a BOM (Windows PowerShell 5.1 reads a .ps1 without one in
+// the ANSI code page: the agent's Cyrillic strings and anything non-ASCII break), and hosts then run
+// Deploy-LoginMonitor.ps1 -SourceShareRoot <share>, which needs version.txt, Login_Monitor.ps1 and
+// Sac-Client.ps1 in that folder. The bundle is that folder as a zip: the repository at the branch's
+// commit (git archive of a tree where each PowerShell file lacking a BOM got one; files that have one,
+// UTF-8 or UTF-16, are kept), plus version.txt when the repository states its version elsewhere.
+// Stored once per commit in `agent_bundles`; the host gets a signed link to
+// GET /api/v1/agent-bundles/{id}.zip on the service (SERVICE_PUBLIC_URL).
 import { createHash } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import type { ActionJobOf } from '@watchpost/schemas';
-import { checkGitUrl, findBundle, parseVersion, signedBundleUrl, storeBundle } from '@watchpost/core';
+import { checkGitUrl, findBundle, signedBundleUrl, storeBundle } from '@watchpost/core';
 import type { ActionDeps } from './deps.ts';
 import { RemoteError } from './errors.ts';
+import { runGit, versionAtHead, type GitOpts } from './git.ts';
 
-const run = promisify(execFile);
+/** The script the host runs from the unpacked bundle (rdp-login-monitor's deploy entry point). */
+export const DEPLOY_SCRIPT = 'Deploy-LoginMonitor.ps1';
 
-function git(args: string[], opts: { cwd?: string; allowFile: boolean; signal: AbortSignal; encoding?: 'buffer' }) {
-  const allow = ['-c', 'protocol.allow=never', '-c', 'protocol.https.allow=always', '-c', 'protocol.ssh.allow=always'];
-  if (opts.allowFile) allow.push('-c', 'protocol.file.allow=always');
-  return run('git', [...allow, ...args], {
-    cwd: opts.cwd,
-    signal: opts.signal,
-    maxBuffer: 256 * 1024 * 1024,
-    encoding: opts.encoding ?? 'utf8',
-    env: {
-      PATH: process.env.PATH,
-      HOME: process.env.HOME,
-      GIT_TERMINAL_PROMPT: '0',
-      GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o ConnectTimeout=10',
-      GIT_CONFIG_NOSYSTEM: '1',
-    },
-  });
+const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/** PowerShell files Windows PowerShell 5.1 decodes by BOM (scripts, modules, manifests). */
+export function isPowerShellFile(path: string): boolean {
+  return /\.(ps1|psm1|psd1)$/i.test(path);
+}
+
+/** The file with a UTF-8 BOM in front, unless it starts with a BOM already (UTF-8 or UTF-16). */
+export function withUtf8Bom(content: Buffer): Buffer {
+  const bom =
+    content.subarray(0, 3).equals(UTF8_BOM) ||
+    (content.length >= 2 && ((content[0] === 0xff && content[1] === 0xfe) || (content[0] === 0xfe && content[1] === 0xff)));
+  return bom ? content : Buffer.concat([UTF8_BOM, content]);
+}
+
+/**
+ * The zip of HEAD in `src` with BOMs added (a scratch index: the clone's own stays untouched) and
+ * version.txt written when absent. Returns the zip and how many files got a BOM.
+ */
+async function bundleZip(src: string, scratch: string, version: string, opts: GitOpts): Promise<{ zip: Buffer; bommed: number }> {
+  const g = { ...opts, cwd: src, env: { GIT_INDEX_FILE: join(scratch, 'index') } };
+  await runGit(['read-tree', 'HEAD'], g);
+  const entries = (await runGit(['ls-files', '-s', '-z'], g)).split('\0').filter(Boolean);
+  let bommed = 0;
+  let n = 0;
+  for (const e of entries) {
+    const m = /^(\d{6}) ([0-9a-f]{40,64}) \d\t(.*)$/s.exec(e);
+    if (!m || !isPowerShellFile(m[3]!) || (m[1] !== '100644' && m[1] !== '100755')) continue;
+    const blob = await runGit(['cat-file', 'blob', m[2]!], { ...g, encoding: 'buffer' });
+    const fixed = withUtf8Bom(blob);
+    if (fixed === blob) continue;
+    const file = join(scratch, `blob-${n++}`);
+    await writeFile(file, fixed);
+    const sha = (await runGit(['hash-object', '-w', '--', file], g)).trim();
+    await runGit(['update-index', '--cacheinfo', `${m[1]},${sha},${m[3]}`], g);
+    bommed++;
+  }
+  if (!entries.some((e) => e.endsWith('\tversion.txt'))) {
+    // Deploy-LoginMonitor.ps1 stops without version.txt in the source folder (one line, the version).
+    const file = join(scratch, 'version.txt');
+    await writeFile(file, `${version}\r\n`);
+    const sha = (await runGit(['hash-object', '-w', '--', file], g)).trim();
+    await runGit(['update-index', '--add', '--cacheinfo', `100644,${sha},version.txt`], g);
+  }
+  const tree = (await runGit(['write-tree'], g)).trim();
+  const zip = await runGit(['archive', '--format=zip', tree], { ...g, encoding: 'buffer' });
+  return { zip, bommed };
 }
 
 /** Builds (or finds) the bundle of the job's repository and branch; returns its id, version and SHA-256 (hex). */
@@ -37,41 +75,36 @@ export async function ensureBundle(
   deps: ActionDeps,
   job: ActionJobOf<'agent.update'>,
   signal: AbortSignal,
-): Promise<{ id: number; version: string; sha256: string }> {
+): Promise<{ id: number; version: string; source: string | null; sha256: string; commit: string }> {
   const allowFile = deps.config.actions.agentUpdate.allowFileUrls;
   const url = checkGitUrl(job.git_url, { allowFile });
   if (!url.ok) throw new RemoteError(url.reason);
+  const opts: GitOpts = { allowFile, signal };
   const dir = await mkdtemp(join(tmpdir(), 'watchpost-bundle-'));
   try {
     const src = join(dir, 'src');
     try {
-      await git(['clone', '--quiet', '--branch', job.branch, '--single-branch', '--', url.url, src], { allowFile, signal });
+      await runGit(['clone', '--quiet', '--no-checkout', '--branch', job.branch, '--single-branch', '--', url.url, src], opts);
     } catch (err) {
-      const e = err as { stderr?: string; message: string };
-      throw new RemoteError(
-        `git clone ${url.url} (${job.branch}): ${(e.stderr || e.message).trim().split('\n').slice(-2).join(' | ')}`,
-      );
+      throw new RemoteError(`git clone ${url.url} (${job.branch}): ${(err as Error).message.replace(/^git clone: /, '')}`);
     }
-    const commit = (await git(['rev-parse', 'HEAD'], { cwd: src, allowFile, signal })).stdout.toString().trim();
+    const commit = (await runGit(['rev-parse', 'HEAD'], { ...opts, cwd: src })).trim();
     const key = { kind: 'windows', gitUrl: url.url, branch: job.branch, commit } as const;
     const found = await findBundle(deps.pg, key);
-    if (found) return found;
-    const tag = await git(['describe', '--tags', '--abbrev=0'], { cwd: src, allowFile, signal }).catch(() => null);
-    const version = tag ? parseVersion(tag.stdout.toString().trim()) : null;
-    if (!version) throw new RemoteError(`the branch ${job.branch} of ${url.url} has no version tag`);
-    await writeFile(join(dir, 'VERSION'), `${version}\r\n`);
-    const zip = (
-      await git(['archive', '--format=zip', `--add-file=${join(dir, 'VERSION')}`, 'HEAD'], {
-        cwd: src,
-        allowFile,
-        signal,
-        encoding: 'buffer',
-      })
-    ).stdout as unknown as Buffer;
+    if (found) return { ...found, commit };
+    if ((await runGit(['ls-tree', '--name-only', 'HEAD', '--', DEPLOY_SCRIPT], { ...opts, cwd: src })).trim() !== DEPLOY_SCRIPT)
+      throw new RemoteError(
+        `the branch ${job.branch} of ${url.url} has no ${DEPLOY_SCRIPT} at its root: not an rdp-login-monitor repository`,
+      );
+    const { version, source } = await versionAtHead(src, opts);
+    if (!version)
+      throw new RemoteError(`the branch ${job.branch} of ${url.url} states no version (no version.txt, version variable or tag)`);
+    const { zip, bommed } = await bundleZip(src, dir, version, opts);
     const sha256 = createHash('sha256').update(zip).digest('hex');
+    deps.log.info({ git_url: url.url, commit, version, bommed }, 'agent bundle built');
     // A concurrent build of the same commit may have won: the stored zip (and its hash) is what is served.
-    const stored = await storeBundle(deps.pg, key, { version, sha256, zip });
-    return { id: stored.id, version, sha256: stored.sha256 };
+    const stored = await storeBundle(deps.pg, key, { version, source, sha256, zip });
+    return { id: stored.id, version, source, sha256: stored.sha256, commit };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -82,10 +115,16 @@ export async function windowsBundleUrl(
   deps: ActionDeps,
   job: ActionJobOf<'agent.update'>,
   signal: AbortSignal,
-): Promise<{ url: string; sha256: string }> {
+): Promise<{ url: string; sha256: string; version: string; source: string | null; commit: string }> {
   const base = deps.config.actions.agentUpdate.publicUrl;
   if (!base)
     throw new RemoteError('SERVICE_PUBLIC_URL is not set: Windows hosts need it to download the agent bundle from the service');
   const b = await ensureBundle(deps, job, signal);
-  return { url: signedBundleUrl(deps.secretsKey, base, b.id), sha256: b.sha256 };
+  return {
+    url: signedBundleUrl(deps.secretsKey, base, b.id),
+    sha256: b.sha256,
+    version: b.version,
+    source: b.source,
+    commit: b.commit,
+  };
 }

@@ -3,8 +3,9 @@
 // ingest). Each action job belongs to one `actions` row: queued -> running -> succeeded | failed, with
 // result or reason and duration, and one audit entry (core's finishAction). Jobs are not retried (a
 // logoff or an update must not run twice unasked); a job whose deadline passed before it started is
-// failed as expired. Two maintenance jobs run as BullMQ job schedulers on the same queue (one run
-// cluster-wide per interval): the latest-version refresh and the automatic update fallback.
+// failed as expired. Three maintenance jobs run as BullMQ job schedulers on the same queue (one run
+// cluster-wide per interval): the latest-version refresh, the automatic update fallback and the session
+// actions waiting for a host's agent (agent-transport.ts).
 import type { Job } from 'bullmq';
 import { createQueue, createWorker, type RoleStarter } from '@watchpost/runtime';
 import {
@@ -20,8 +21,10 @@ import { runHandler } from './handlers/index.ts';
 import type { ActionDeps } from './deps.ts';
 import { refreshLatestVersions } from './git.ts';
 import { runUpdateFallback } from './fallback.ts';
+import { advanceAgentActions, AGENT_ACTIONS_SCAN_MS, HandedToAgent } from './agent-transport.ts';
 
 export { RemoteError } from './errors.ts';
+export { advanceAgentActions } from './agent-transport.ts';
 
 /** How often the fallback looks for ignored updates. */
 const FALLBACK_SCAN_MS = 60_000;
@@ -30,7 +33,7 @@ const FALLBACK_SCAN_MS = 60_000;
 export async function runActionJob<K extends ActionKind>(
   deps: ActionDeps,
   data: ActionJobOf<K>,
-): Promise<{ status: 'succeeded' | 'failed' | 'skipped' }> {
+): Promise<{ status: 'succeeded' | 'failed' | 'skipped' | 'agent' }> {
   const { pg, log } = deps;
   if (Date.parse(data.deadline) < Date.now()) {
     await finishAction(pg, data.action_id, {
@@ -65,6 +68,8 @@ export async function runActionJob<K extends ActionKind>(
     await finishAction(pg, data.action_id, { ok: true, result });
     return { status: 'succeeded' };
   } catch (err) {
+    // A session action now waiting for the host's agent: its commands' results finish it (agent-transport.ts).
+    if (err instanceof HandedToAgent) return { status: 'agent' };
     const remote = err instanceof RemoteError;
     if (!remote) log.error({ err, action_id: data.action_id, kind: data.kind }, 'action failed unexpectedly');
     const error = remote
@@ -86,6 +91,7 @@ export const actionsRole: RoleStarter = async ({ config, log, clients }) => {
   const every = {
     [ACTIONS_MAINTENANCE_JOBS.versionsRefresh]: config.actions.agentUpdate.refreshSeconds * 1000,
     [ACTIONS_MAINTENANCE_JOBS.updateFallback]: FALLBACK_SCAN_MS,
+    [ACTIONS_MAINTENANCE_JOBS.agentActions]: AGENT_ACTIONS_SCAN_MS,
   };
   for (const [name, ms] of Object.entries(every)) {
     await queue.upsertJobScheduler(
@@ -101,6 +107,7 @@ export const actionsRole: RoleStarter = async ({ config, log, clients }) => {
       const d = job.data;
       if (d.kind === ACTIONS_MAINTENANCE_JOBS.versionsRefresh) return refreshLatestVersions(deps);
       if (d.kind === ACTIONS_MAINTENANCE_JOBS.updateFallback) return runUpdateFallback(deps, queue);
+      if (d.kind === ACTIONS_MAINTENANCE_JOBS.agentActions) return advanceAgentActions(deps);
       return runActionJob(deps, d);
     },
     workerConn,

@@ -2,7 +2,9 @@
 // service then runs `<updater> update <git-url> <branch>` and reads `<updater> version` back.
 // The agent lives beside the updater's prefix: /usr/local/sbin/watchpost-agent-update keeps it in
 // /usr/local/lib/watchpost-agent/ssh-monitor. An agent repository may ship an executable install.sh
-// (run from the checkout after each update); the version is the newest tag reachable from the branch.
+// (run from the checkout after each update); the version is what the checkout states (version.txt, else
+// ssh-monitor's SSH_MONITOR_VERSION, else the newest tag reachable from the branch). An installed updater
+// that differs from this one is replaced.
 export const LINUX_UPDATER_SCRIPT = `#!/bin/sh
 # watchpost agent updater for ssh-monitor (installed by watchpost when missing).
 # usage: watchpost-agent-update update <git-url> <branch> | version
@@ -27,7 +29,16 @@ case "\${1:-}" in
     git clone --quiet --branch "$branch" --single-branch -- "$url" "$SRC.new"
     rm -rf "$SRC"
     mv "$SRC.new" "$SRC"
-    version=$(git -C "$SRC" describe --tags --abbrev=0 2>/dev/null || echo unknown)
+    # The version the agent states (core VERSION_SOURCES): version.txt, else ssh-monitor's
+    # SSH_MONITOR_VERSION (read as its Makefile does), else the newest tag.
+    version=
+    if [ -f "$SRC/version.txt" ]; then
+      version=$(head -n 3 "$SRC/version.txt" | sed -e '1s/^\xEF\xBB\xBF//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' | grep -m1 . || true)
+    fi
+    if [ -z "$version" ] && [ -f "$SRC/ssh-monitor" ]; then
+      version=$(sed -n 's/^SSH_MONITOR_VERSION="\\(.*\\)".*/\\1/p' "$SRC/ssh-monitor" | head -n 1)
+    fi
+    [ -n "$version" ] || version=$(git -C "$SRC" describe --tags --abbrev=0 2>/dev/null || echo unknown)
     if [ -x "$SRC/install.sh" ]; then (cd "$SRC" && ./install.sh); fi
     printf '%s\\n' "\${version#v}" > "$AGENT_DIR/VERSION.tmp"
     mv "$AGENT_DIR/VERSION.tmp" "$AGENT_DIR/VERSION"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseQwinsta } from './qwinsta.ts';
-import { QWINSTA_RECORDED, QWINSTA_RECORDED_DE } from './qwinsta.fixtures.ts';
+import { QWINSTA_RECORDED, QWINSTA_RECORDED_DE } from '@watchpost/testkit';
 
 describe('parseQwinsta', () => {
   it('reads the recorded English output', () => {

@@ -3,18 +3,21 @@
 // configurable), Basic or NTLM authentication. Requests are SOAP 1.2 envelopes; replies are parsed with
 // fast-xml-parser, faults become RemoteErrors carrying the WSManFault message.
 //
-// NTLM (MS-NLMP, NTLMv2 response; messages encoded by @ewsjs/ntlm-client) authenticates a connection,
-// not a request: NEGOTIATE and AUTHENTICATE travel on one keep-alive socket (an agent with a single
-// socket per client), as WinRM offers it under the `Negotiate` scheme. Later requests on that socket
-// carry no header; a 401 (new socket) runs the handshake again. NTLM session security (message
-// sealing) is not implemented: over HTTP, WinRM then needs AllowUnencrypted, so use HTTPS. (The
-// library draws the 8-byte client challenge with Math.random; the server challenge is what makes
-// each response fresh.)
+// NTLM (MS-NLMP, NTLMv2 response, ntlm-session.ts) authenticates a connection, not a request: NEGOTIATE
+// and AUTHENTICATE travel with empty bodies on one keep-alive socket (an agent with a single socket per
+// client), as WinRM offers it under the `Negotiate` scheme and as pywinrm does it; the requests after
+// it on that socket carry no header; a 401 (new socket) runs the handshake again. Over plain HTTP every
+// message is sealed with the connection's NTLM session security (MS-WSMV 2.2.9.1.1: a
+// `multipart/encrypted` body, `application/HTTP-SPNEGO-session-encrypted`, the 16-byte signature and
+// the RC4-sealed SOAP), and every reply must come back sealed and signed in sequence, which is what a
+// Windows host with its defaults (`winrm quickconfig`: HTTP listener, AllowUnencrypted=false) demands.
+// Over HTTPS, TLS protects the messages and they travel as they are.
 //
 // No credential goes to an unverified peer (issue 21): the client dials the address that was checked
-// against the target networks (`connectAddress`), Basic is never sent over plain HTTP, and over HTTPS
-// every connection completes its TLS handshake and has its certificate's SHA-256 approved
-// (`verifyPeer`: the host's pin) before the first byte of a request is written.
+// against the target networks (`connectAddress`), Basic (the password itself) is sent only over HTTPS
+// to a certificate `verifyPeer` approved (the host's pin), and over HTTPS every connection completes
+// its TLS handshake and has its certificate's SHA-256 approved before the first byte of a request is
+// written.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequestArgs } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
@@ -22,8 +25,8 @@ import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createHash, randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
-import ntlm from '@ewsjs/ntlm-client';
 import { RemoteError } from './errors.ts';
+import { NtlmIntegrityError, NtlmSessionSecurity, authenticateMessage, negotiateMessage, readChallenge } from './ntlm-session.ts';
 
 export const NS = {
   s: 'http://www.w3.org/2003/05/soap-envelope',
@@ -50,7 +53,10 @@ export interface WinrmTarget {
   username: string;
   password: string;
   verifyTls: boolean;
-  /** basic (default) or ntlm */
+  /**
+   * basic (default; HTTPS with `verifyPeer` only) or ntlm (NTLMv2; over plain HTTP every message is
+   * sealed with NTLM session security, over HTTPS TLS protects it)
+   */
   auth?: 'basic' | 'ntlm';
   /** The IP to dial: `address` resolved once and checked against the target networks (default: `address`). */
   connectAddress?: string;
@@ -95,6 +101,74 @@ function ntlmChallengeOf(header: string | string[] | undefined): { scheme: strin
     if (m) return { scheme: m[1]!, token: m[2]! };
   }
   return null;
+}
+
+/** MS-WSMV 2.2.9.1.1: the protocol of a body sealed with the connection's SPNEGO (here NTLM) session security. */
+export const ENCRYPTED_PROTOCOL = 'application/HTTP-SPNEGO-session-encrypted';
+export const ENCRYPTED_CONTENT_TYPE = `multipart/encrypted;protocol="${ENCRYPTED_PROTOCOL}";boundary="Encrypted Boundary"`;
+const BOUNDARY = Buffer.from('--Encrypted Boundary\r\n', 'ascii');
+const FINAL_BOUNDARY = Buffer.from('--Encrypted Boundary--\r\n', 'ascii');
+
+/** A body whose Content-Type says it is sealed (the reply to a sealed request must be). */
+export const isEncryptedContentType = (contentType: string | undefined) =>
+  /^multipart\/encrypted\s*;/i.test(contentType ?? '') &&
+  /;\s*protocol="application\/HTTP-SPNEGO-session-encrypted"/i.test(contentType ?? '');
+
+/**
+ * The `multipart/encrypted` body carrying `soap` sealed (MS-WSMV 2.2.9.1.1, as pywinrm's
+ * encryption.py frames it): a part naming the original content and its length, then an octet-stream
+ * part holding the signature length (4 bytes, little-endian), the 16-byte NTLM signature and the
+ * sealed message.
+ */
+export function sealedBody(security: NtlmSessionSecurity, soap: Buffer): Buffer {
+  const { signature, sealed } = security.wrap(soap);
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(signature.length);
+  return Buffer.concat([
+    BOUNDARY,
+    Buffer.from(
+      `\tContent-Type: ${ENCRYPTED_PROTOCOL}\r\n\tOriginalContent: type=application/soap+xml;charset=UTF-8;Length=${soap.length}\r\n`,
+      'ascii',
+    ),
+    BOUNDARY,
+    Buffer.from('\tContent-Type: application/octet-stream\r\n', 'ascii'),
+    len,
+    signature,
+    sealed,
+    FINAL_BOUNDARY,
+  ]);
+}
+
+/**
+ * Opens a `multipart/encrypted` body: unseals it, verifies its signature and sequence number
+ * (NtlmIntegrityError when they fail) and checks the length it announced. Throws on any other framing.
+ */
+export function openedBody(security: NtlmSessionSecurity, body: Buffer): Buffer {
+  if (!body.subarray(0, BOUNDARY.length).equals(BOUNDARY)) throw new Error('the encrypted body does not start with its boundary');
+  const second = body.indexOf(BOUNDARY, BOUNDARY.length);
+  if (second < 0) throw new Error('the encrypted body has no second part');
+  const meta = body.subarray(BOUNDARY.length, second).toString('latin1');
+  if (!/Content-Type:\s*application\/HTTP-SPNEGO-session-encrypted/i.test(meta))
+    throw new Error('the encrypted body names another protocol');
+  const length = /OriginalContent:\s*type=[^\r\n]*;Length=(\d+)/i.exec(meta);
+  if (!length) throw new Error('the encrypted body does not give the original length');
+  let rest = body.subarray(second + BOUNDARY.length);
+  const eol = rest.indexOf('\r\n');
+  if (eol < 0 || !/^\s*Content-Type:\s*application\/octet-stream\s*$/i.test(rest.subarray(0, eol).toString('latin1')))
+    throw new Error('the encrypted part is not application/octet-stream');
+  rest = rest.subarray(eol + 2);
+  // Windows closes with `--Encrypted Boundary--`, older writers with the plain boundary.
+  for (const end of [FINAL_BOUNDARY, BOUNDARY, FINAL_BOUNDARY.subarray(0, -2)])
+    if (rest.length >= end.length && rest.subarray(rest.length - end.length).equals(end)) {
+      rest = rest.subarray(0, rest.length - end.length);
+      break;
+    }
+  if (rest.length < 4 || rest.readUInt32LE(0) !== 16 || rest.length < 20)
+    throw new Error('the encrypted part holds no NTLM signature');
+  const message = security.unwrap(rest.subarray(20), rest.subarray(4, 20));
+  if (message.length !== Number(length[1]))
+    throw new NtlmIntegrityError(`the unsealed message is ${message.length} bytes, the frame announced ${length[1]}`);
+  return message;
 }
 
 export interface CommandResult {
@@ -185,7 +259,8 @@ export class WinrmClient {
   private readonly signal: AbortSignal;
   readonly url: string;
   private agent: HttpAgent | undefined;
-  private ntlmAuthenticated = false;
+  /** The NTLM-authenticated connection: its session security when messages are sealed. */
+  private ntlm: { security: NtlmSessionSecurity | undefined } | undefined;
   /** The certificate the first HTTPS connection presented and `verifyPeer` approved. */
   private peerSha256: string | undefined;
 
@@ -197,8 +272,17 @@ export class WinrmClient {
       throw new RemoteError(
         `WinRM at ${this.url}: Basic authentication is never sent over plain HTTP (the password would travel readable)`,
       );
+    if ((target.auth ?? 'basic') === 'basic' && !target.verifyPeer)
+      throw new RemoteError(
+        `WinRM at ${this.url}: Basic authentication is sent only to the host's pinned certificate (HTTPS with a certificate pin), never to a certificate that is merely valid`,
+      );
     if (target.transport === 'https' && !target.verifyTls && !target.verifyPeer)
       throw new RemoteError(`WinRM at ${this.url}: the host's certificate is neither checked nor pinned`);
+  }
+
+  /** Whether messages travel sealed with NTLM session security (NTLM over plain HTTP: always). */
+  get sealed(): boolean {
+    return this.t.auth === 'ntlm' && this.t.transport === 'http';
   }
 
   /** The certificate (hex SHA-256) this client's connections presented, once one did. */
@@ -208,7 +292,8 @@ export class WinrmClient {
 
   /** POSTs one envelope; returns the parsed reply. Faults and HTTP errors become RemoteErrors. */
   private async post(body: string, opts: { allowTimedOut?: boolean } = {}): Promise<unknown> {
-    const { status, text: reply } = this.t.auth === 'ntlm' ? await this.ntlmHttp(body) : await this.http(body, this.basicAuth());
+    const { status, text: reply } =
+      this.t.auth === 'ntlm' ? await this.ntlmHttp(body) : await this.http(Buffer.from(body, 'utf8'), this.basicAuth());
     if (status === 401) throw new RemoteError(`WinRM at ${this.url}: authentication refused (HTTP 401) for ${this.t.username}`);
     let doc: unknown;
     try {
@@ -304,17 +389,26 @@ export class WinrmClient {
   }
 
   /** A request on the NTLM-authenticated connection, running the handshake first when needed. */
-  private async ntlmHttp(
-    body: string,
-  ): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
-    if (this.ntlmAuthenticated) {
-      const r = await this.http(body, undefined);
+  private async ntlmHttp(body: string): Promise<{ status: number; text: string }> {
+    if (this.ntlm) {
+      const r = await this.ntlmSend(body);
       if (r.status !== 401) return r;
-      this.ntlmAuthenticated = false; // a new connection: authenticate it
+      this.ntlm = undefined; // a new connection: authenticate it
     }
+    const authenticated = await this.ntlmHandshake();
+    if (!authenticated) return { status: 401, text: '' };
+    return this.ntlmSend(body);
+  }
+
+  /**
+   * NEGOTIATE / CHALLENGE / AUTHENTICATE with empty bodies on the agent's one socket (pywinrm's flow:
+   * a sealed message needs the keys the AUTHENTICATE fixes). False when the host refuses the
+   * credentials. Over HTTP the host must grant signing and sealing, checked before AUTHENTICATE goes out.
+   */
+  private async ntlmHandshake(): Promise<boolean> {
     const { user, domain } = ntlmAccount(this.t.username);
-    const negotiate = ntlm.createType1Message('WATCHPOST', '').replace(/^NTLM /, '');
-    const first = await this.http('', `Negotiate ${negotiate}`);
+    const negotiate = negotiateMessage();
+    const first = await this.http(Buffer.alloc(0), `Negotiate ${negotiate.toString('base64')}`);
     const challenge = first.status === 401 ? ntlmChallengeOf(first.headers['www-authenticate']) : null;
     if (!challenge) {
       if (first.status === 401)
@@ -323,17 +417,50 @@ export class WinrmClient {
         );
       throw new RemoteError(`WinRM at ${this.url}: unexpected HTTP ${first.status} to the NTLM negotiation`);
     }
-    let type2;
+    let auth;
+    let security: NtlmSessionSecurity | undefined;
     try {
-      type2 = ntlm.decodeType2Message(`NTLM ${challenge.token}`);
+      auth = authenticateMessage({
+        negotiate,
+        challenge: readChallenge(Buffer.from(challenge.token, 'base64')),
+        user,
+        domain,
+        password: this.t.password,
+        workstation: 'WATCHPOST',
+      });
+      if (this.sealed) security = new NtlmSessionSecurity(auth.exportedSessionKey, auth.flags, 'client');
     } catch (err) {
-      throw new RemoteError(`WinRM at ${this.url}: unreadable NTLM challenge (${(err as Error).message})`);
+      throw new RemoteError(`WinRM at ${this.url}: NTLM: ${(err as Error).message}`);
     }
-    if (type2.version !== 2 || !type2.targetInfo)
-      throw new RemoteError(`WinRM at ${this.url}: the host did not offer NTLMv2 (extended session security with target info)`);
-    const authenticate = ntlm.createType3Message(type2, user, this.t.password, 'WATCHPOST', domain).replace(/^NTLM /, '');
-    const r = await this.http(body, `${challenge.scheme} ${authenticate}`);
-    if (r.status !== 401) this.ntlmAuthenticated = true;
+    const second = await this.http(Buffer.alloc(0), `${challenge.scheme} ${auth.message.toString('base64')}`);
+    if (second.status === 401) return false;
+    if (second.status !== 200)
+      throw new RemoteError(`WinRM at ${this.url}: unexpected HTTP ${second.status} to the NTLM authentication`);
+    this.ntlm = { security };
+    return true;
+  }
+
+  /** One request on the authenticated connection: sealed over HTTP, the reply opened and verified. */
+  private async ntlmSend(body: string): Promise<{ status: number; text: string }> {
+    const security = this.ntlm?.security;
+    const soap = Buffer.from(body, 'utf8');
+    if (!security) return this.http(soap, undefined);
+    const r = await this.http(sealedBody(security, soap), undefined, ENCRYPTED_CONTENT_TYPE);
+    if (isEncryptedContentType(String(r.headers['content-type'] ?? ''))) {
+      try {
+        return { status: r.status, text: openedBody(security, r.body).toString('utf8') };
+      } catch (err) {
+        this.close(); // the connection's keystreams are out of step now
+        throw new RemoteError(
+          err instanceof NtlmIntegrityError
+            ? `WinRM at ${this.url}: the host's reply fails its NTLM signature check (altered on the way?): nothing of it was used`
+            : `WinRM at ${this.url}: unreadable encrypted reply (${(err as Error).message})`,
+        );
+      }
+    }
+    // A reply the host did not seal is an error status at best (401: a new connection); never a result.
+    if (r.status === 200)
+      throw new RemoteError(`WinRM at ${this.url}: the host answered a sealed request unsealed (HTTP 200): refused`);
     return r;
   }
 
@@ -341,13 +468,14 @@ export class WinrmClient {
   close(): void {
     this.agent?.destroy();
     this.agent = undefined;
-    this.ntlmAuthenticated = false;
+    this.ntlm = undefined;
   }
 
   private http(
-    body: string,
+    body: Buffer,
     authorization: string | undefined,
-  ): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
+    contentType = 'application/soap+xml;charset=UTF-8',
+  ): Promise<{ status: number; text: string; body: Buffer; headers: Record<string, string | string[] | undefined> }> {
     const u = new URL(this.url);
     const opts = {
       method: 'POST',
@@ -357,8 +485,8 @@ export class WinrmClient {
       path: u.pathname,
       headers: {
         host: u.host,
-        'content-type': 'application/soap+xml;charset=UTF-8',
-        'content-length': Buffer.byteLength(body),
+        'content-type': contentType,
+        'content-length': body.length,
         ...(authorization ? { authorization } : {}),
         'user-agent': 'watchpost WinRM client',
       },
@@ -374,9 +502,10 @@ export class WinrmClient {
           if (size > 8 * 1024 * 1024) req.destroy(new Error('reply larger than 8 MiB'));
           else chunks.push(c);
         });
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }),
-        );
+        res.on('end', () => {
+          const raw = Buffer.concat(chunks);
+          resolve({ status: res.statusCode ?? 0, text: raw.toString('utf8'), body: raw, headers: res.headers });
+        });
         res.on('error', reject);
       });
       req.on('error', (err: NodeJS.ErrnoException) => {

@@ -17,7 +17,8 @@
 // Times: every event-driven timestamp (host last_seen/last_heartbeat, problem created_at/last_seen,
 // correlation window, automatic resolve) is the service's receive time `received_at` from the
 // envelope, so agents' drifting clocks do not matter and a replay reproduces the same rows. The flap
-// rule and its 30 s deduplication use the host's `occurred_at` (302 -> 303 timing is host-side).
+// rule and its 30 s deduplication use the host's `occurred_at` (302 -> 303 timing is host-side, and
+// pairs form in host-time order whatever the arrival order), as does the order of inventory snapshots.
 import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '@watchpost/runtime';
 import {
@@ -32,15 +33,17 @@ import {
   pgSafeKey,
   pgSafeText,
   planHosts,
+  problemColumns,
   plausibleInstanceId,
   upsertHostChanges,
   upsertHosts,
   type HostObservation,
   type HostRefresh,
+  type ProblemRow,
 } from '@watchpost/core';
 import { INVENTORY_TYPE, isLivenessType, type CorrelateEnvelope } from './rules.ts';
 import { RULES, type CorrelateSettings, type EventCtx } from './rules/index.ts';
-import { BatchWork, Needs, type RdgSessionRow } from './work.ts';
+import { BatchWork, Needs, type RdgPending } from './work.ts';
 
 export type { CorrelateSettings } from './rules/index.ts';
 export type Clock = () => Date;
@@ -217,9 +220,10 @@ async function applyBatch(
     await upsertHosts(c, plan.hosts);
     await upsertHostChanges(c, plan.changes);
     const live = await lockLiveProblems(c, [...needs.fingerprints]);
-    const sessions = await loadSessions(c, needs);
+    const pending = await loadPending(c, needs);
+    const history = await loadHistory(c, needs);
     const inventories = await loadInventories(c, needs);
-    const work = new BatchWork(needs, live, sessions, inventories);
+    const work = new BatchWork(needs, live, pending, inventories, history);
     for (const ev of todo) {
       for (const rule of RULES) rule.apply(ev, work);
       if (!out.latestReceivedAt || ev.receivedAt > out.latestReceivedAt) out.latestReceivedAt = ev.receivedAt;
@@ -266,19 +270,45 @@ export function hostRowsOf(envelopes: readonly CorrelateEnvelope[]): HostRefresh
   return planHosts(new Map(), envelopes.map(observationOf)).hosts;
 }
 
-async function loadSessions(c: PoolClient, needs: Needs): Promise<Map<string, RdgSessionRow>> {
-  const out = new Map<string, RdgSessionRow>();
+/** The latest superseded problems (20) of the fingerprints a late event may extend, locked, newest first. */
+async function loadHistory(c: PoolClient, needs: Needs): Promise<Map<string, ProblemRow[]>> {
+  const out = new Map<string, ProblemRow[]>();
+  if (needs.history.size === 0) return out;
+  const keys = [...needs.history.values()];
+  const r = await c.query<ProblemRow>(
+    // problems_host_type_idx (host, type, created_at DESC) finds them.
+    `SELECT ${problemColumns('p')} FROM unnest($1::text[], $2::text[], $3::text[]) AS f(host, type, rule)
+       CROSS JOIN LATERAL (SELECT * FROM problems q WHERE q.host = f.host AND q.type = f.type AND q.rule = f.rule
+                             AND q.status = 'resolved' AND q.resolved_by = 'auto'
+                           ORDER BY q.created_at DESC, q.id LIMIT 20 FOR UPDATE) p
+      ORDER BY p.fingerprint, p.created_at DESC, p.id`,
+    [keys.map((k) => k.host), keys.map((k) => k.type), keys.map((k) => k.rule)],
+  );
+  for (const p of r.rows) out.set(p.fingerprint, [...(out.get(p.fingerprint) ?? []), p]);
+  return out;
+}
+
+/** The waiting connects and disconnects of the batch's pairing keys, locked. */
+async function loadPending(c: PoolClient, needs: Needs): Promise<Map<string, RdgPending>> {
+  const out = new Map<string, RdgPending>();
   if (needs.sessions.size === 0) return out;
   const keys = [...needs.sessions.values()];
-  const r = await c.query<RdgSessionRow & { host: string; session_id: string }>(
-    `SELECT r.host, r.session_id, connect_event_id::text, connect_occurred_at, connect_received_at, connect_type,
-            connect_severity, connect_title
-       FROM rdg_sessions r JOIN unnest($1::text[], $2::text[]) AS k(host, session_id)
-         ON r.host = k.host AND r.session_id = k.session_id
-      FOR UPDATE OF r`,
-    [keys.map((k) => k.host), keys.map((k) => k.session)],
-  );
-  for (const { host, session_id, ...row } of r.rows) out.set(BatchWork.sessionKey(host, session_id), row);
+  const params = [keys.map((k) => k.host), keys.map((k) => k.session)];
+  for (const [role, table, prefix] of [
+    ['connect', 'rdg_sessions', 'connect'],
+    ['disconnect', 'rdg_pending_disconnects', 'disconnect'],
+  ] as const) {
+    const r = await c.query<RdgPending & { host: string; session_id: string }>(
+      `SELECT r.host, r.session_id, ${prefix}_event_id::text AS event_id, ${prefix}_occurred_at AS occurred_at,
+              ${prefix}_received_at AS received_at, ${prefix}_type AS type, ${prefix}_severity AS severity,
+              ${prefix}_title AS title
+         FROM ${table} r JOIN unnest($1::text[], $2::text[]) AS k(host, session_id)
+           ON r.host = k.host AND r.session_id = k.session_id
+        FOR UPDATE OF r`,
+      params,
+    );
+    for (const { host, session_id, ...row } of r.rows) out.set(BatchWork.pendingKey(host, session_id, role), row);
+  }
   return out;
 }
 

@@ -4,11 +4,13 @@ import {
   fingerprintOf,
   hardwareDiff,
   hasOwnRules,
+  inventoryOf,
   isFlap,
   isLivenessType,
   matchProblem,
   opensSeverityProblem,
   rdgCode,
+  rdgPairKey,
   rdgSession,
   ruleOf,
 } from './rules.ts';
@@ -101,6 +103,53 @@ describe('gateway flap', () => {
     expect(rdgCode(type, details)).toBe(want);
   });
 
+  // The Windows agent's details (Login_Monitor.ps1, RD Gateway branch of the main loop: type from
+  // Get-RdgGatewaySacEventType, fields from Get-RDGatewayEventInfo): no session id, code in event_id_windows.
+  const agent = (code: 302 | 303, over: Record<string, unknown> = {}) => ({
+    user: 'CONTOSO\\TSA',
+    external_ip: '95.154.72.73',
+    internal_ip: '192.168.164.43',
+    protocol: 'HTTP',
+    gateway_error_code: code === 302 ? '0' : '1226',
+    session_duration_sec: code === 302 ? 0 : 3,
+    bytes_received: 1991,
+    bytes_transferred: 2116,
+    event_id_windows: code,
+    generated_by: 'agent',
+    telegram_via: 'sac',
+    ...over,
+  });
+
+  it.each([
+    { type: 'rdg.connection.success', details: agent(302), want: 302 },
+    { type: 'rdg.connection.disconnected', details: agent(303), want: 303 },
+    { type: 'rdg.connection.failed', details: agent(303, { gateway_error_code: '1236' }), want: 303 },
+    { type: 'rdg.connection.failed', details: {}, want: 303 },
+  ])('the agent: $type with event_id_windows -> $want', ({ type, details, want }) => {
+    expect(rdgCode(type, details)).toBe(want);
+  });
+
+  it('pairing key without a session id: user + resource + client, case-insensitive', () => {
+    expect(rdgPairKey(agent(302))).toEqual({
+      key: 'contoso\\tsa|192.168.164.43|95.154.72.73',
+      session_id: null,
+      user: 'contoso\\tsa',
+      resource: '192.168.164.43',
+      client: '95.154.72.73',
+    });
+    // The 303 of the same tunnel, written in another case and with the client's port: the same key.
+    expect(rdgPairKey(agent(303, { user: 'contoso\\tsa', internal_ip: 'WS-01.Corp.Example' }))?.key).toBe(
+      rdgPairKey(agent(302, { user: 'CONTOSO\\TSA', internal_ip: 'ws-01.corp.example', external_ip: '95.154.72.73:50123' }))?.key,
+    );
+    expect(rdgPairKey(agent(302, { user: 'CONTOSO\\bob' }))?.key).not.toBe(rdgPairKey(agent(302))?.key);
+    expect(rdgPairKey(agent(302, { external_ip: '203.0.113.9' }))?.key).not.toBe(rdgPairKey(agent(302))?.key);
+    // The agent's placeholder for what it could not read: no user, no key; a missing resource is "-".
+    expect(rdgPairKey(agent(302, { user: 'N/A' }))).toBeNull();
+    expect(rdgPairKey(agent(302, { internal_ip: 'N/A' }))?.key).toBe('contoso\\tsa|-|95.154.72.73');
+    // A session id, when sent, wins.
+    expect(rdgPairKey(agent(302, { session_id: 'S-9' }))).toEqual({ key: 'S-9', session_id: 'S-9' });
+  });
+
   it('session from the accepted field names', () => {
     expect(rdgSession({ session_id: 'S1' })).toBe('S1');
     expect(rdgSession({ connection_id: 'C2' })).toBe('C2');
@@ -133,5 +182,93 @@ describe('inventory hardware diff', () => {
       removed: [{ path: 'memory_mb', value: 16384 }],
       changed: [{ path: 'cpu.cores', from: 8, to: 16 }],
     });
+  });
+});
+
+describe('inventory from the Windows agent (details.inventory)', () => {
+  // Login_Monitor.ps1 Get-HostInventorySnapshot, sent by Send-HostInventoryToSac as details.inventory.
+  const snapshot = (over: Record<string, unknown> = {}) => ({
+    inventory: {
+      schema_version: 1,
+      collected_at: '2025-03-01T09:00:00.0000000Z',
+      computer_name: 'WS-01',
+      processor: [{ name: 'Intel(R) Xeon(R) Silver 4210R CPU @ 2.40GHz', cores: 10, logical_processors: 20 }],
+      motherboard: { product: 'X11SPi-TF', manufacturer: 'Supermicro' },
+      memory_gb: 64,
+      disks: [
+        { friendly_name: 'SAMSUNG MZ7LH960HAJR', media_type: 'SSD', size_gb: 894.25 },
+        { friendly_name: 'ST4000NM0035', media_type: 'HDD', size_gb: 3726.02 },
+      ],
+      video: [{ name: 'Microsoft Basic Display Adapter' }],
+      windows: {
+        product_name: 'Windows Server 2019 Standard',
+        version: '1809',
+        os_hardware_abstraction_layer: '10.0.17763.5830',
+      },
+      ipv4: ['10.0.0.21'],
+      ...over,
+    },
+  });
+
+  it('hardware = processor, motherboard, memory, disks, video; software = the rest', () => {
+    const s = inventoryOf(snapshot());
+    expect(Object.keys(s.hardware as object).sort()).toEqual(['disks', 'memory_gb', 'motherboard', 'processor', 'video']);
+    expect(s.software).toEqual({
+      schema_version: 1,
+      collected_at: '2025-03-01T09:00:00.0000000Z',
+      computer_name: 'WS-01',
+      windows: {
+        product_name: 'Windows Server 2019 Standard',
+        version: '1809',
+        os_hardware_abstraction_layer: '10.0.17763.5830',
+      },
+      ipv4: ['10.0.0.21'],
+    });
+  });
+
+  it('memory or a disk changing is a hardware change', () => {
+    const before = inventoryOf(snapshot()).hardware;
+    expect(hardwareDiff(before, inventoryOf(snapshot({ memory_gb: 32 })).hardware)).toEqual({
+      added: [],
+      removed: [],
+      changed: [{ path: 'memory_gb', from: 64, to: 32 }],
+    });
+    const swapped = inventoryOf(
+      snapshot({
+        disks: [
+          { friendly_name: 'SAMSUNG MZ7LH960HAJR', media_type: 'SSD', size_gb: 894.25 },
+          { friendly_name: 'ST8000NM000A', media_type: 'HDD', size_gb: 7452.04 },
+        ],
+      }),
+    ).hardware;
+    expect(hardwareDiff(before, swapped)?.changed.map((c) => c.path)).toEqual(['disks.1.friendly_name', 'disks.1.size_gb']);
+  });
+
+  it('addresses, collection time, the OS, volatile fields and the order WMI lists things in are not', () => {
+    const before = inventoryOf(snapshot()).hardware;
+    const after = inventoryOf(
+      snapshot({
+        collected_at: '2025-03-01T21:00:00.0000000Z',
+        ipv4: ['10.0.0.21', '192.168.56.1'],
+        windows: {
+          product_name: 'Windows Server 2019 Standard',
+          version: '1809',
+          os_hardware_abstraction_layer: '10.0.17763.6054',
+        },
+        disks: [
+          { friendly_name: 'ST4000NM0035', media_type: 'HDD', size_gb: 3726.02, free_gb: 100.5 },
+          { friendly_name: 'SAMSUNG MZ7LH960HAJR', media_type: 'SSD', size_gb: 894.25, free_gb: 12 },
+        ],
+      }),
+    ).hardware;
+    expect(hardwareDiff(before, after)).toBeNull();
+  });
+
+  it('the hardware/software form still wins when sent', () => {
+    expect(inventoryOf({ hardware: { cpu: 'x' }, software: [], inventory: { memory_gb: 1 } })).toEqual({
+      hardware: { cpu: 'x' },
+      software: [],
+    });
+    expect(inventoryOf({ inventory: 'not an object' })).toEqual({ hardware: null, software: null });
   });
 });

@@ -106,8 +106,18 @@ export const FLAP_MIN_MS = 1000;
 export const FLAP_MAX_MS = 10_000;
 export const FLAP_DEDUP_MS = 30_000;
 
-/** Accepted names, first present wins. Canonical: details.event_code and details.session_id. */
-export const RDG_CODE_FIELDS = ['event_code', 'event_id_code', 'code', 'windows_event_id', 'EventID'] as const;
+/**
+ * Accepted names, first present wins. Canonical: details.event_code and details.session_id; the Windows
+ * agent (rdp-login-monitor, Login_Monitor.ps1, the RD Gateway poll) sends event_id_windows and no session.
+ */
+export const RDG_CODE_FIELDS = [
+  'event_code',
+  'event_id_code',
+  'code',
+  'windows_event_id',
+  'EventID',
+  'event_id_windows',
+] as const;
 export const RDG_SESSION_FIELDS = ['session_id', 'connection_id', 'session', 'session_guid', 'tunnel_id'] as const;
 
 function firstField(details: Record<string, unknown> | undefined, names: readonly string[]): unknown {
@@ -124,7 +134,8 @@ export function rdgCode(type: string, details: Record<string, unknown> | undefin
     return n === 302 || n === 303 ? n : null;
   }
   if (type === 'rdg.connection.success' || type === 'rdg.connection.connected') return 302;
-  if (type === 'rdg.connection.disconnected') return 303;
+  // The agent's Get-RdgGatewaySacEventType: a 303 with a real error code is rdg.connection.failed.
+  if (type === 'rdg.connection.disconnected' || type === 'rdg.connection.failed') return 303;
   return null;
 }
 
@@ -133,6 +144,46 @@ export function rdgSession(details: Record<string, unknown> | undefined): string
   if (typeof raw === 'string') return pgSafeText(raw.trim().slice(0, 256)) || null;
   if (typeof raw === 'number' && Number.isFinite(raw)) return String(raw);
   return null;
+}
+
+export const RDG_USER_FIELDS = ['user', 'username'] as const;
+export const RDG_RESOURCE_FIELDS = ['internal_ip', 'resource', 'target'] as const;
+export const RDG_CLIENT_FIELDS = ['external_ip', 'client_ip', 'ip_address', 'source_ip'] as const;
+
+/** How a connect and a disconnect find each other: the agent's session id, else user + resource + client. */
+export interface RdgPairKey {
+  /** Stored as rdg_sessions.session_id / rdg_flap_events.session_id. */
+  key: string;
+  session_id: string | null;
+  user?: string;
+  resource?: string;
+  client?: string;
+}
+
+/** A text field of the pairing key: trimmed, case-folded, bounded; the agent's "N/A" counts as absent. */
+function keyPart(details: Record<string, unknown> | undefined, names: readonly string[]): string | null {
+  const raw = firstField(details, names);
+  if (typeof raw !== 'string') return null;
+  const v = pgSafeText(raw.trim().slice(0, 200)).toLowerCase();
+  return v === '' || v === 'n/a' || v === '-' ? null : v;
+}
+
+/**
+ * The pairing key of an RD Gateway event. With a session id: the id. Without (the Windows agent sends
+ * none): the user (DOMAIN\user, case-insensitive), the gateway resource (internal_ip: an address or the
+ * name the client typed, case-insensitive) and the client address (external_ip; "ip:port" cut to the ip
+ * as the agent does). The user is required; a missing resource or client counts as "-" (as in the agent's
+ * own 302 notify dedup key, Get-Rdg302NotifyDedupKey).
+ */
+export function rdgPairKey(details: Record<string, unknown> | undefined): RdgPairKey | null {
+  const session = rdgSession(details);
+  if (session) return { key: session, session_id: session };
+  const user = keyPart(details, RDG_USER_FIELDS);
+  if (!user) return null;
+  const resource = keyPart(details, RDG_RESOURCE_FIELDS) ?? '-';
+  const rawClient = keyPart(details, RDG_CLIENT_FIELDS) ?? '-';
+  const client = /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(rawClient)?.[1] ?? rawClient;
+  return { key: `${user}|${resource}|${client}`, session_id: null, user, resource, client };
 }
 
 /** Flap when the disconnect follows the connect by 1 to 10 seconds inclusive (host clock, occurred_at). */
@@ -148,8 +199,67 @@ export interface InventorySnapshot {
   software: unknown;
 }
 
-/** details.hardware / details.software of an agent.inventory event (missing parts are null). */
+/**
+ * The changeable hardware of the Windows agent's details.inventory (Login_Monitor.ps1,
+ * Get-HostInventorySnapshot): a change here raises the warning. Everything else of the snapshot
+ * (windows{product_name, version, os_hardware_abstraction_layer}, ipv4[], computer_name,
+ * collected_at, schema_version) is the software/OS part, stored but never diffed.
+ */
+export const INVENTORY_HARDWARE_KEYS = ['processor', 'motherboard', 'memory_gb', 'disks', 'video'] as const;
+
+/**
+ * Values that move on a healthy host: never part of the hardware diff (the agent sends none of these
+ * inside its hardware keys today; free space, uptime or addresses added later must not page anyone).
+ */
+const VOLATILE_KEY = /^(free|used|available|uptime|last_boot|boot_time|collected_at|ipv4|ipv6|ip_address|temperature)/i;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Hardware in a comparable form: volatile keys dropped, list entries (processors, disks, video cards)
+ * in a stable order, since the agent lists them in whatever order WMI answers.
+ */
+function stableHardware(v: unknown): unknown {
+  if (Array.isArray(v)) {
+    const items = v.map(stableHardware);
+    return items
+      .map((x) => [canonicalJson(x), x] as const)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, x]) => x);
+  }
+  if (!isPlainObject(v)) return v;
+  return Object.fromEntries(
+    Object.keys(v)
+      .filter((k) => !VOLATILE_KEY.test(k))
+      .map((k) => [k, stableHardware(v[k])]),
+  );
+}
+
+function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (isPlainObject(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(v) ?? 'null';
+}
+
+/**
+ * The snapshot of an agent.inventory event. details.hardware / details.software when sent (missing
+ * parts are null); else the Windows agent's details.inventory (Send-HostInventoryToSac): hardware =
+ * processor, motherboard, memory_gb, disks, video; software = the rest (windows block, ipv4 list,
+ * computer_name, collected_at, schema_version).
+ */
 export function inventoryOf(details: Record<string, unknown> | undefined): InventorySnapshot {
+  const inv = details?.inventory;
+  if (details?.hardware === undefined && details?.software === undefined && isPlainObject(inv)) {
+    const hw = Object.fromEntries(INVENTORY_HARDWARE_KEYS.filter((k) => k in inv).map((k) => [k, inv[k]]));
+    const sw = Object.fromEntries(
+      Object.entries(inv).filter(([k]) => !(INVENTORY_HARDWARE_KEYS as readonly string[]).includes(k)),
+    );
+    return { hardware: stableHardware(hw), software: sw };
+  }
   return { hardware: details?.hardware ?? null, software: details?.software ?? null };
 }
 

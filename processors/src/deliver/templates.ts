@@ -57,7 +57,19 @@ export function render(subject: NotificationSubject, rule: NotifyRule): Rendered
         ['Summary', subject.summary.slice(0, 1000)],
         ['Event', subject.event_id],
       ]);
-      // Agent daily reports carry their own (sanitised) HTML for e-mail.
+      // Agent daily reports carry their own body: the text for chat and the e-mail text part, the
+      // (sanitised) HTML for e-mail; without HTML the e-mail shows the text, escaped.
+      if (subject.report_text) {
+        const head = `${subject.title} — ${subject.hostname}`;
+        return {
+          title: r.title,
+          text: `${head}\n\n${subject.report_text}`,
+          chatHtml: `<b>${escapeHtml(head)}</b>\n${escapeHtml(subject.report_text)}`,
+          emailHtml:
+            subject.html ??
+            `<h2 style="font-family:sans-serif">${escapeHtml(head)}</h2><pre style="font-family:sans-serif;white-space:pre-wrap">${escapeHtml(subject.report_text)}</pre>`,
+        };
+      }
       return subject.html ? { ...r, emailHtml: subject.html } : r;
     }
     case 'problem':

@@ -13,10 +13,22 @@ import {
   type TypeSettings,
 } from '@watchpost/core';
 import type { Config, Pool } from '@watchpost/runtime';
-import type { EventEnvelope, NotificationSubject, ProblemMessage } from '@watchpost/schemas';
+import {
+  ACTOR_USER_KEYS,
+  REPORT_HTML_KEYS,
+  REPORT_TEXT_KEYS,
+  SOURCE_ADDRESS_KEYS,
+  agentToldChat,
+  detailText,
+  type EventEnvelope,
+  type NotificationSubject,
+  type ProblemMessage,
+} from '@watchpost/schemas';
 
 /** Agent report HTML kept for e-mail: at most this much, sanitised (spec: authentication rule 7). */
 const MAX_REPORT_HTML = 256 * 1024;
+/** Agent report text kept for chat and the e-mail text part (the chat provider cuts to its own limit). */
+const MAX_REPORT_TEXT = 64 * 1024;
 
 export function sanitizeReportHtml(html: string): string {
   return sanitizeHtml(html.slice(0, MAX_REPORT_HTML), {
@@ -41,8 +53,7 @@ function eventSubject(
   severity: NotificationSubject & { kind: 'event' } extends { severity: infer S } ? S : never,
 ) {
   const e = env.event;
-  const details = (e.details ?? {}) as Record<string, unknown>;
-  const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v.slice(0, 256) : undefined);
+  const cap = (v: string | null) => (v === null ? undefined : v.slice(0, 256));
   const subject: NotificationSubject = {
     kind: 'event',
     event_id: e.event_id,
@@ -54,11 +65,17 @@ function eventSubject(
     occurred_at: e.occurred_at,
     received_at: env.received_at,
   };
-  const user = str(details.user) ?? str(details.username) ?? str(details.target_user);
-  const ip = str(details.source_ip) ?? str(details.ip) ?? str(details.client_ip);
+  const user = cap(detailText(e.details, ACTOR_USER_KEYS));
+  const ip = cap(detailText(e.details, SOURCE_ADDRESS_KEYS));
   if (user) subject.actor_user = user;
   if (ip) subject.source_ip = ip;
-  if (e.type.startsWith('report.daily.') && typeof details.html === 'string') subject.html = sanitizeReportHtml(details.html);
+  if (e.type.startsWith('report.daily.')) {
+    // The agent's own report: rdp-login-monitor sends report_html and report_body (Login_Monitor.ps1 Send-DailyReport).
+    const html = detailText(e.details, REPORT_HTML_KEYS);
+    const text = detailText(e.details, REPORT_TEXT_KEYS);
+    if (html) subject.html = sanitizeReportHtml(html);
+    if (text) subject.report_text = text.slice(0, MAX_REPORT_TEXT);
+  }
   return subject;
 }
 
@@ -69,7 +86,13 @@ export async function notifyEvents(ctx: DecideContext, batch: EventEnvelope[]): 
   for (const env of batch) {
     const e = env.event;
     const decision = decide(
-      { kind: 'event', type: e.type, severity: e.severity, routing: chatRouteOf(e as Parameters<typeof chatRouteOf>[0]) },
+      {
+        kind: 'event',
+        type: e.type,
+        severity: e.severity,
+        routing: chatRouteOf(e as Parameters<typeof chatRouteOf>[0]),
+        agentToldChat: agentToldChat(e.details),
+      },
       ctx.policy,
       ctx.targets,
       ctx.typeSettings,

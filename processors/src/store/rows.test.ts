@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { envelopeToRow, pickDetail, toUnixSeconds, ACTOR_USER_KEYS, SOURCE_IP_KEYS } from './rows.ts';
+import { ACTOR_USER_KEYS, SOURCE_ADDRESS_KEYS } from '@watchpost/schemas';
+import { envelopeToRow, pickDetail, toUnixSeconds } from './rows.ts';
 import { makeEnvelope } from '@watchpost/testkit';
 
 describe('pickDetail', () => {
@@ -14,9 +15,17 @@ describe('pickDetail', () => {
     [{}, ACTOR_USER_KEYS, ''],
     [undefined, ACTOR_USER_KEYS, ''],
     [['user'], ACTOR_USER_KEYS, ''],
-    [{ source_ip: '203.0.113.1', ip: '10.0.0.1' }, SOURCE_IP_KEYS, '203.0.113.1'],
-    [{ ip: '10.0.0.1', client_ip: '10.0.0.2' }, SOURCE_IP_KEYS, '10.0.0.1'],
-    [{ client_ip: '2001:db8::1' }, SOURCE_IP_KEYS, '2001:db8::1'],
+    [{ source_ip: '203.0.113.1', ip: '10.0.0.1' }, SOURCE_ADDRESS_KEYS, '203.0.113.1'],
+    [{ ip: '10.0.0.1', client_ip: '10.0.0.2' }, SOURCE_ADDRESS_KEYS, '10.0.0.2'],
+    [{ client_ip: '2001:db8::1' }, SOURCE_ADDRESS_KEYS, '2001:db8::1'],
+    // rdp-login-monitor: logins carry ip_address, RD Gateway external_ip (internal_ip is the resource), WinRM/SMB both
+    [{ user: 'CORP\\alice', ip_address: '198.51.100.20', logon_type: 10 }, SOURCE_ADDRESS_KEYS, '198.51.100.20'],
+    [{ external_ip: '198.51.100.21', internal_ip: '10.0.0.21' }, SOURCE_ADDRESS_KEYS, '198.51.100.21'],
+    [{ source_ip: '10.0.0.7', ip_address: '10.0.0.7' }, SOURCE_ADDRESS_KEYS, '10.0.0.7'],
+    // its placeholders for "Windows did not say"
+    [{ ip_address: '-', ip: '192.0.2.1' }, SOURCE_ADDRESS_KEYS, '192.0.2.1'],
+    [{ external_ip: 'N/A' }, SOURCE_ADDRESS_KEYS, ''],
+    [{ user: '-', target_user: 'bob' }, ACTOR_USER_KEYS, 'bob'],
   ] as const)('%j -> %s', (details, keys, expected) => {
     expect(pickDetail(details, keys)).toBe(expected);
   });

@@ -1,6 +1,6 @@
 // Envelope -> one row of the ClickHouse `events` table (pure; the column list is documented in
 // processors/README.md).
-import type { EventEnvelope } from '@watchpost/schemas';
+import { ACTOR_USER_KEYS, SOURCE_ADDRESS_KEYS, detailText, type EventEnvelope } from '@watchpost/schemas';
 
 export interface EventRow {
   event_id: string;
@@ -50,11 +50,6 @@ export const EVENT_COLUMNS = [
   'event_json',
 ] as const satisfies readonly (keyof EventRow)[];
 
-/** details keys read for actor_user, first non-empty wins. */
-export const ACTOR_USER_KEYS = ['user', 'username', 'target_user', 'account'] as const;
-/** details keys read for source_ip, first non-empty wins. */
-export const SOURCE_IP_KEYS = ['source_ip', 'ip', 'client_ip'] as const;
-
 const MAX_DATETIME = 4_294_967_295; // DateTime is UInt32 seconds
 
 /** ISO 8601 with offset -> unix seconds, clamped to what DateTime can hold. */
@@ -64,16 +59,9 @@ export function toUnixSeconds(iso: string): number {
   return Math.min(MAX_DATETIME, Math.max(0, Math.floor(ms / 1000)));
 }
 
-/** First of `keys` in `details` holding a non-empty string or a number; '' when none. */
+/** First of `keys` in `details` holding a non-empty string or a number; '' when none (schemas' detailText). */
 export function pickDetail(details: unknown, keys: readonly string[]): string {
-  if (typeof details !== 'object' || details === null || Array.isArray(details)) return '';
-  const d = details as Record<string, unknown>;
-  for (const k of keys) {
-    const v = d[k];
-    if (typeof v === 'string' && v.trim() !== '') return v;
-    if (typeof v === 'number' && Number.isFinite(v)) return String(v);
-  }
-  return '';
+  return detailText(details, keys) ?? '';
 }
 
 /** `eventJson`: the event's text as received (kept as is); else the event is serialised. */
@@ -98,7 +86,7 @@ export function envelopeToRow(env: EventEnvelope, eventJson?: string): EventRow 
     correlation_id: e.correlation_id ?? '',
     fingerprint: e.fingerprint ?? '',
     actor_user: pickDetail(e.details, ACTOR_USER_KEYS),
-    source_ip: pickDetail(e.details, SOURCE_IP_KEYS),
+    source_ip: pickDetail(e.details, SOURCE_ADDRESS_KEYS),
     event_json: eventJson ?? JSON.stringify(e),
   };
 }

@@ -150,4 +150,13 @@ describe('config', () => {
     expect(() => loadConfig({ SERVICE_ACTION_TARGET_NETWORKS: '10.0.0.0/33' })).toThrow(/SERVICE_ACTION_TARGET_NETWORKS/);
     expect(() => loadConfig({ SERVICE_ACTION_TARGET_NETWORKS: 'corp.example' })).toThrow(/SERVICE_ACTION_TARGET_NETWORKS/);
   });
+
+  it('SERVICE_AGENT_KEY_PREFIX: sac_ by default (kept by the Windows deploy script), short and [A-Za-z0-9_-] only', () => {
+    expect(loadConfig({}).agentKeyPrefix).toBe('sac_');
+    expect(loadConfig({ SERVICE_AGENT_KEY_PREFIX: 'wpk_' }).agentKeyPrefix).toBe('wpk_');
+    for (const bad of ['sac ', "sac'", 'a'.repeat(17), 'sác_', 'x/y']) {
+      expect(() => loadConfig({ SERVICE_AGENT_KEY_PREFIX: bad })).toThrow(ConfigError);
+      expect(() => loadConfig({ SERVICE_AGENT_KEY_PREFIX: bad })).toThrow(/SERVICE_AGENT_KEY_PREFIX: expected 1 to 16/);
+    }
+  });
 });

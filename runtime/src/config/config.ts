@@ -157,6 +157,8 @@ export interface Config {
   /** Redis key prefix of every BullMQ queue (one per deployment; tests use their own). */
   queuePrefix: string;
   bootstrapApiKey: string | undefined;
+  /** SERVICE_AGENT_KEY_PREFIX: prefix of generated agent keys (core/src/agent-keys.ts); `sac_` survives the Windows deploy script. */
+  agentKeyPrefix: string;
   admin: { username: string; password: string | undefined };
   jwtSecret: string | undefined;
   /** API token lifetimes and login lockout (api/README.md). */
@@ -350,6 +352,18 @@ function kafkaReplication(env: Env): { rf: number; isr: number } {
   return { rf, isr };
 }
 
+/**
+ * Prefix of generated agent keys. Default `sac_`: rdp-login-monitor's Deploy-LoginMonitor.ps1
+ * (Test-RdpMonitorSettingsNeedsSacBootstrap) rewrites a `$SacApiKey` that does not match `sac_[^'"]+`.
+ * Short and URL/shell/PowerShell-quote safe, since it ends up in agents' settings files.
+ */
+function agentKeyPrefix(env: Env): string {
+  const v = str(env, 'SERVICE_AGENT_KEY_PREFIX', 'sac_');
+  if (!/^[A-Za-z0-9_-]{1,16}$/.test(v))
+    throw new ConfigError('SERVICE_AGENT_KEY_PREFIX', `expected 1 to 16 characters of A-Z a-z 0-9 _ -, got "${v}"`);
+  return v;
+}
+
 function optionalPort(env: Env, name: string): number | undefined {
   return env[name] === undefined || env[name] === '' ? undefined : int(env, name, 0, 1, 65535);
 }
@@ -488,6 +502,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       decodeThreads: int(env, 'STORE_DECODE_THREADS', 1, 0, 64),
     },
     bootstrapApiKey: env.SERVICE_BOOTSTRAP_API_KEY || undefined,
+    agentKeyPrefix: agentKeyPrefix(env),
     admin: { username: str(env, 'SERVICE_ADMIN_USERNAME', 'admin'), password: env.SERVICE_ADMIN_PASSWORD || undefined },
     jwtSecret: env.SERVICE_JWT_SECRET || undefined,
     auth: {

@@ -286,6 +286,28 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/api-keys/import': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Import an existing agent API key
+     * @description For fleets moving from another collector: the agents keep the key they have. The key is stored as its sha256 with a display prefix, never returned, and works for ingest like a generated one. It must be 24 to 512 printable ASCII characters without spaces, not a placeholder, and look random (surrounding whitespace is dropped).
+     *
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    post: operations['importApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/api-keys/{id}': {
     parameters: {
       query?: never;
@@ -821,7 +843,7 @@ export interface paths {
     put?: never;
     /**
      * Update the agent now over SSH (Linux) or WinRM (Windows)
-     * @description Linux: installs the updater script when missing, runs it with the configured git URL and branch, reads the version back. Windows: the host downloads the zip bundle from the service over a short-lived signed URL, then the version is read back. result: {agent, version, previous_version?, installed_updater?, git_url, branch}.
+     * @description Linux: installs the updater script when missing or changed, runs it with the configured git URL and branch, reads the version back. Windows: the agent's own update path: the host downloads the bundle (the repository at the branch head, a UTF-8 BOM on every .ps1) over a short-lived signed URL, unpacks it to a staging folder and runs Deploy-LoginMonitor.ps1 -SourceShareRoot <staging>; done when the agent reports the new version in its events. result: {agent, version (what the agent reports), previous_version, installed_updater? (linux), deployed_version?, version_source?, commit? (windows), git_url, branch}.
      *
      *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
@@ -1045,7 +1067,7 @@ export interface paths {
     put?: never;
     /**
      * Test a git repository for agent updates (unsaved form values welcome)
-     * @description The actions worker runs `git ls-remote` against the URL (allow-listed schemes only) and checks the branch. result: {ok, branch_found, tags, latest_version}. A failure is 400 ACTION_FAILED with git's message. Nothing is saved.
+     * @description The actions worker runs `git ls-remote` against the URL (allow-listed schemes only) and checks the branch. result: {ok, branch_found, tags, latest_version, version_source} (version_source: version.txt, Login_Monitor.ps1, ssh-monitor or tag). A failure is 400 ACTION_FAILED with git's message. Nothing is saved.
      *
      *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
@@ -3185,6 +3207,8 @@ export interface operations {
           'application/json': {
             id: number;
             key: string;
+            /** @description what lists show of the key */
+            prefix: string;
           };
         };
       };
@@ -3222,6 +3246,118 @@ export interface operations {
       };
       /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  importApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          name: string;
+          /** @description the agent key, in clear; stored only as its sha256 */
+          key: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            name: string;
+            prefix: string;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the key is refused (length, characters, placeholder, not random) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description KEY_EXISTS: the same key is registered already (active or revoked) */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -3673,7 +3809,7 @@ export interface operations {
               pending_changes: number;
               /** @description kinds of the pending changes: identity = another agent instance or key speaks for the host (an identity conflict) */
               pending_change_kinds: ('facts' | 'identity' | 'winrm_certificate')[];
-              /** @description newest release tag of the agent kind's update repository (api/ACTIONS.md) */
+              /** @description latest version of the agent kind's update repository: what its branch head states (version.txt, …), else its newest tag (api/ACTIONS.md) */
               latest_version?: string | null;
               /** @description agent_version is older than latest_version */
               outdated?: boolean;
@@ -3798,7 +3934,7 @@ export interface operations {
             pending_changes: number;
             /** @description kinds of the pending changes: identity = another agent instance or key speaks for the host (an identity conflict) */
             pending_change_kinds: ('facts' | 'identity' | 'winrm_certificate')[];
-            /** @description newest release tag of the agent kind's update repository (api/ACTIONS.md) */
+            /** @description latest version of the agent kind's update repository: what its branch head states (version.txt, …), else its newest tag (api/ACTIONS.md) */
             latest_version?: string | null;
             /** @description agent_version is older than latest_version */
             outdated?: boolean;
@@ -5848,9 +5984,17 @@ export interface operations {
               params?: {
                 [key: string]: unknown;
               };
-              /** @enum {string} */
+              /**
+               * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+               * @enum {string}
+               */
               status: 'queued' | 'running' | 'succeeded' | 'failed';
-              /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+              /**
+               * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+               * @enum {string|null}
+               */
+              transport?: 'winrm' | 'agent' | null;
+              /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
               result?: {
                 [key: string]: unknown;
               } | null;
@@ -5964,9 +6108,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -6097,9 +6249,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -6116,7 +6276,7 @@ export interface operations {
           };
         };
       };
-      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      /** @description queued (wait=false), or handed to the host's agent (transport agent, status queued: WinRM is not configured or not reachable; the agent polls every 60 s, the action expires after 10 minutes without its answer): poll GET /api/v1/actions/{id} */
       202: {
         headers: {
           [name: string]: unknown;
@@ -6135,9 +6295,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -6154,7 +6322,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address; a session action with WinRM not configured on a host without a bound Windows agent) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6284,9 +6452,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -6303,7 +6479,7 @@ export interface operations {
           };
         };
       };
-      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      /** @description queued (wait=false), or handed to the host's agent (transport agent, status queued: WinRM is not configured or not reachable; the agent polls every 60 s, the action expires after 10 minutes without its answer): poll GET /api/v1/actions/{id} */
       202: {
         headers: {
           [name: string]: unknown;
@@ -6322,9 +6498,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -6341,7 +6525,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address; a session action with WinRM not configured on a host without a bound Windows agent) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6472,9 +6656,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -6491,7 +6683,7 @@ export interface operations {
           };
         };
       };
-      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      /** @description queued (wait=false), or handed to the host's agent (transport agent, status queued: WinRM is not configured or not reachable; the agent polls every 60 s, the action expires after 10 minutes without its answer): poll GET /api/v1/actions/{id} */
       202: {
         headers: {
           [name: string]: unknown;
@@ -6510,9 +6702,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -6529,7 +6729,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address; a session action with WinRM not configured on a host without a bound Windows agent) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6659,9 +6859,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -6678,7 +6886,7 @@ export interface operations {
           };
         };
       };
-      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      /** @description queued (wait=false), or handed to the host's agent (transport agent, status queued: WinRM is not configured or not reachable; the agent polls every 60 s, the action expires after 10 minutes without its answer): poll GET /api/v1/actions/{id} */
       202: {
         headers: {
           [name: string]: unknown;
@@ -6697,9 +6905,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -6716,7 +6932,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address; a session action with WinRM not configured on a host without a bound Windows agent) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -6846,9 +7062,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -6865,7 +7089,7 @@ export interface operations {
           };
         };
       };
-      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      /** @description queued (wait=false), or handed to the host's agent (transport agent, status queued: WinRM is not configured or not reachable; the agent polls every 60 s, the action expires after 10 minutes without its answer): poll GET /api/v1/actions/{id} */
       202: {
         headers: {
           [name: string]: unknown;
@@ -6884,9 +7108,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -6903,7 +7135,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address; a session action with WinRM not configured on a host without a bound Windows agent) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7121,9 +7353,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -7140,7 +7380,7 @@ export interface operations {
           };
         };
       };
-      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      /** @description queued (wait=false), or handed to the host's agent (transport agent, status queued: WinRM is not configured or not reachable; the agent polls every 60 s, the action expires after 10 minutes without its answer): poll GET /api/v1/actions/{id} */
       202: {
         headers: {
           [name: string]: unknown;
@@ -7159,9 +7399,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -7178,7 +7426,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address; a session action with WinRM not configured on a host without a bound Windows agent) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7305,9 +7553,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -7324,7 +7580,7 @@ export interface operations {
           };
         };
       };
-      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      /** @description queued (wait=false), or handed to the host's agent (transport agent, status queued: WinRM is not configured or not reachable; the agent polls every 60 s, the action expires after 10 minutes without its answer): poll GET /api/v1/actions/{id} */
       202: {
         headers: {
           [name: string]: unknown;
@@ -7343,9 +7599,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -7362,7 +7626,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address; a session action with WinRM not configured on a host without a bound Windows agent) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -7495,9 +7759,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -7514,7 +7786,7 @@ export interface operations {
           };
         };
       };
-      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      /** @description queued (wait=false), or handed to the host's agent (transport agent, status queued: WinRM is not configured or not reachable; the agent polls every 60 s, the action expires after 10 minutes without its answer): poll GET /api/v1/actions/{id} */
       202: {
         headers: {
           [name: string]: unknown;
@@ -7533,9 +7805,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -7552,7 +7832,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address; a session action with WinRM not configured on a host without a bound Windows agent) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8276,7 +8556,7 @@ export interface operations {
             linux: {
               git_url: string;
               branch: string;
-              /** @description newest release tag of the repository (semver order), as last read */
+              /** @description latest version of the repository: what its branch head states (version.txt, …), else its newest tag, as last read */
               latest_version?: string | null;
               /**
                * Format: date-time
@@ -8289,7 +8569,7 @@ export interface operations {
             windows: {
               git_url: string;
               branch: string;
-              /** @description newest release tag of the repository (semver order), as last read */
+              /** @description latest version of the repository: what its branch head states (version.txt, …), else its newest tag, as last read */
               latest_version?: string | null;
               /**
                * Format: date-time
@@ -8400,7 +8680,7 @@ export interface operations {
             linux: {
               git_url: string;
               branch: string;
-              /** @description newest release tag of the repository (semver order), as last read */
+              /** @description latest version of the repository: what its branch head states (version.txt, …), else its newest tag, as last read */
               latest_version?: string | null;
               /**
                * Format: date-time
@@ -8413,7 +8693,7 @@ export interface operations {
             windows: {
               git_url: string;
               branch: string;
-              /** @description newest release tag of the repository (semver order), as last read */
+              /** @description latest version of the repository: what its branch head states (version.txt, …), else its newest tag, as last read */
               latest_version?: string | null;
               /**
                * Format: date-time
@@ -8527,9 +8807,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -8546,7 +8834,7 @@ export interface operations {
           };
         };
       };
-      /** @description queued (wait=false): poll GET /api/v1/actions/{id} */
+      /** @description queued (wait=false), or handed to the host's agent (transport agent, status queued: WinRM is not configured or not reachable; the agent polls every 60 s, the action expires after 10 minutes without its answer): poll GET /api/v1/actions/{id} */
       202: {
         headers: {
           [name: string]: unknown;
@@ -8565,9 +8853,17 @@ export interface operations {
             params?: {
               [key: string]: unknown;
             };
-            /** @enum {string} */
+            /**
+             * @description through the agent: queued until its poll (every 60 s) fetches the command, then running
+             * @enum {string}
+             */
             status: 'queued' | 'running' | 'succeeded' | 'failed';
-            /** @description what the action found or did (per kind, see api/ACTIONS.md) */
+            /**
+             * @description how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds
+             * @enum {string|null}
+             */
+            transport?: 'winrm' | 'agent' | null;
+            /** @description what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids */
             result?: {
               [key: string]: unknown;
             } | null;
@@ -8584,7 +8880,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address) */
+      /** @description VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address; a session action with WinRM not configured on a host without a bound Windows agent) */
       400: {
         headers: {
           [name: string]: unknown;
@@ -8930,6 +9226,8 @@ export interface operations {
               result?: {
                 [key: string]: unknown;
               } | null;
+              /** @description the session action that queued it (qwinsta/logoff through the agent, GET /actions/{id}); null when an admin queued it */
+              action_id?: number | null;
             }[];
           };
         };
@@ -9063,6 +9361,8 @@ export interface operations {
             result?: {
               [key: string]: unknown;
             } | null;
+            /** @description the session action that queued it (qwinsta/logoff through the agent, GET /actions/{id}); null when an admin queued it */
+            action_id?: number | null;
           };
         };
       };

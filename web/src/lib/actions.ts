@@ -1,6 +1,8 @@
 // Running a remote action from the UI (api/ACTIONS.md): synchronous routes answer the finished action
 // or 400/504 with the reason and details.action_id; queued routes answer 202 and are polled here until
-// they finish. The state keeps both the record (status, result) and the human reason.
+// they finish. The state keeps both the record (status, result) and the human reason. A Windows session
+// action the service handed to the host's agent (transport `agent`: WinRM not configured or not
+// reachable) answers 202 too and is followed more slowly: the agent polls every 60 s.
 import { reactive } from 'vue';
 import { api, errorText, type ActionRecord } from '../api/client';
 
@@ -14,7 +16,9 @@ export const newActionState = (): ActionState => reactive({ running: false, acti
 
 const finished = (a: ActionRecord) => a.status === 'succeeded' || a.status === 'failed';
 const POLL_MS = 1000;
-const POLL_LIMIT_MS = 15 * 60_000;
+const AGENT_POLL_MS = 5000;
+// An agent action has 10 minutes per command, two steps at most (qwinsta, then the logoffs).
+const POLL_LIMIT_MS = 25 * 60_000;
 
 async function fetchAction(id: number): Promise<ActionRecord | null> {
   const { data } = await api.GET('/api/v1/actions/{id}', { params: { path: { id } } });
@@ -46,7 +50,7 @@ export async function runAction(
     state.action = a;
     const until = Date.now() + POLL_LIMIT_MS;
     while (!finished(a) && Date.now() < until) {
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      await new Promise((r) => setTimeout(r, a.transport === 'agent' ? AGENT_POLL_MS : POLL_MS));
       a = (await fetchAction(a.id)) ?? a;
       state.action = a;
     }
@@ -58,6 +62,21 @@ export async function runAction(
   } finally {
     state.running = false;
   }
+}
+
+/** Which transport ran an action, in words (null when the kind has none). */
+export function transportText(a: Pick<ActionRecord, 'transport' | 'status'>): string | null {
+  if (a.transport === 'winrm') return 'over WinRM';
+  if (a.transport !== 'agent') return null;
+  if (a.status === 'queued') return 'queued for the agent (polls every 60 s)';
+  if (a.status === 'running') return 'the agent is running it';
+  return 'through the agent';
+}
+
+/** Why the service used the agent instead of WinRM (set from the moment it handed the action over). */
+export function transportReason(a: Pick<ActionRecord, 'transport' | 'result'>): string | null {
+  const r = (a.result as { transport_reason?: unknown } | null | undefined)?.transport_reason;
+  return a.transport === 'agent' && typeof r === 'string' ? r : null;
 }
 
 export interface WinSession {

@@ -14,7 +14,11 @@ const agentRepo = {
   properties: {
     git_url: str,
     branch: str,
-    latest_version: { ...nstr, description: 'newest release tag of the repository (semver order), as last read' },
+    latest_version: {
+      ...nstr,
+      description:
+        'latest version of the repository: what its branch head states (version.txt, …), else its newest tag, as last read',
+    },
     checked_at: { ...ndt, description: 'when the tags were last read (every SERVICE_VERSION_REFRESH_SECONDS)' },
     error: { ...nstr, description: 'why the last read failed' },
   },

@@ -2,7 +2,9 @@
 // and what every one of them does with the planned action: record it, enqueue its job on the actions
 // queue (job id `action-<id>`) and either answer 202 at once or wait for the actions worker, bounded by
 // SERVICE_ACTION_WAIT_MS. The `actions` row stays the answer: 200 when it succeeded, 400 ACTION_FAILED
-// with its reason, 504 ACTION_TIMEOUT when it is not finished in time (spec: Errors).
+// with its reason, 504 ACTION_TIMEOUT when it is not finished in time (spec: Errors). A session action
+// the worker handed to the host's agent (transport `agent`, issue 22) answers 202 at once: the agent
+// polls every 60 s, so the caller follows GET /actions/{id}.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACTION_KINDS } from '@watchpost/schemas';
 import {
@@ -11,11 +13,14 @@ import {
   ActionRefused,
   actionJobOptions,
   findHost,
+  findHostBinding,
   finishAction,
+  hasCommandAgent,
   getAction,
   loadTargetNetworks,
   NO_TARGET_NETWORKS,
   recordAction,
+  winrmUnusable,
   type ActionRecord,
   type ActionResource,
   type ActionRouteContext,
@@ -37,6 +42,9 @@ const RESOURCES: Record<ActionResource, { prefix: string; params?: object }> = {
 };
 
 type Params = { id?: number; event_id?: string } & Record<string, unknown>;
+
+/** The kinds a host's rdp-login-monitor agent can run when WinRM cannot (qwinsta, logoff). */
+const AGENT_CAPABLE_KINDS: ReadonlySet<string> = new Set(['winrm.sessions', 'winrm.logoff', 'winrm.logoff_user']);
 
 /** Mounts the POST route of every descriptor route that hangs under `on`, in the order of the kinds. */
 export function mountActionRoutes(app: FastifyInstance, on: ActionResource): void {
@@ -80,9 +88,24 @@ export function mountActionRoutes(app: FastifyInstance, on: ActionResource): voi
           const plan = await r.plan(ctx).catch((err: unknown) => {
             throw err instanceof ActionRefused ? new ApiError(400, err.code, err.message) : err;
           });
+          // A session action goes through the host's agent when WinRM cannot run it (the worker decides,
+          // probing WinRM); with neither, say so before queueing it.
+          const hostname = 'target' in plan.payload ? plan.payload.target.hostname : null;
+          const viaAgent =
+            hostname !== null && AGENT_CAPABLE_KINDS.has(plan.kind) && hasCommandAgent(await findHostBinding(pg, hostname));
+          if (hostname !== null && AGENT_CAPABLE_KINDS.has(plan.kind) && !viaAgent) {
+            const unusable = await winrmUnusable(pg, config.actions);
+            if (unusable)
+              throw new ApiError(
+                400,
+                'ACTION_NOT_POSSIBLE',
+                `${unusable}, and host ${hostname} has no bound Windows agent (rdp-login-monitor) to run it through: set the Windows administrator in Settings → Remote access, or let the host's agent report first`,
+              );
+          }
           // A host action with no target networks set could connect nowhere: say so before queueing it.
-          // (The worker checks the resolved address against the networks before it connects.)
-          if ('target' in plan.payload && (await loadTargetNetworks(pg, config.actions)).length === 0)
+          // (The worker checks the resolved address against the networks before it connects.) The agent
+          // path connects nowhere.
+          if (hostname !== null && !viaAgent && (await loadTargetNetworks(pg, config.actions)).length === 0)
             throw new ApiError(400, 'ACTION_NOT_POSSIBLE', NO_TARGET_NETWORKS);
           return runAction(app.deps, req, reply, plan, r.wait === 'always' || req.query.wait === true);
         },
@@ -125,6 +148,10 @@ async function runAction(
   await queued(() => actions.replies.request(job.kind, job, { waitMs: deadline.getTime() - Date.now(), job: opts }));
   const done = await getAction(pg, action.id);
   if (!done) throw notFound('action');
+  if (done.transport === 'agent' && (done.status === 'queued' || done.status === 'running')) {
+    reply.code(202);
+    return done;
+  }
   if (done.status === 'failed')
     throw new ApiError(400, 'ACTION_FAILED', done.error ?? 'the action failed', { action_id: done.id });
   if (done.status !== 'succeeded')

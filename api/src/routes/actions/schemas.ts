@@ -23,12 +23,24 @@ export const actionSchema = {
     actor: { type: 'string', description: 'user who started it' },
     address: { ...nstr, description: 'client address of the request' },
     params: { type: 'object', additionalProperties: true },
-    status: { type: 'string', enum: ['queued', 'running', 'succeeded', 'failed'] },
+    status: {
+      type: 'string',
+      enum: ['queued', 'running', 'succeeded', 'failed'],
+      description: 'through the agent: queued until its poll (every 60 s) fetches the command, then running',
+    },
+    transport: {
+      type: 'string',
+      enum: ['winrm', 'agent'],
+      nullable: true,
+      description:
+        "how a Windows session action reached the host: over WinRM, or through the host's rdp-login-monitor agent (its command poll) when WinRM is not configured or not reachable; null for other kinds",
+    },
     result: {
       type: 'object',
       nullable: true,
       additionalProperties: true,
-      description: 'what the action found or did (per kind, see api/ACTIONS.md)',
+      description:
+        'what the action found or did (per kind, see api/ACTIONS.md); through the agent also transport_reason (why not WinRM, from the start) and agent_command_ids',
     },
     error: { ...nstr, description: 'why it failed (WinRM/SSH error text, exit code and stderr tail, timeout)' },
     created_at: { type: 'string', format: 'date-time' },
@@ -60,10 +72,14 @@ export const waitQuery = (def: boolean) =>
 
 export const actionResponses = {
   200: { ...actionSchema, description: 'finished (wait=true)' },
-  202: { ...actionSchema, description: 'queued (wait=false): poll GET /api/v1/actions/{id}' },
+  202: {
+    ...actionSchema,
+    description:
+      "queued (wait=false), or handed to the host's agent (transport agent, status queued: WinRM is not configured or not reachable; the agent polls every 60 s, the action expires after 10 minutes without its answer): poll GET /api/v1/actions/{id}",
+  },
   400: {
     description:
-      'VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address)',
+      'VALIDATION_FAILED, ACTION_FAILED (the WinRM or SSH error; details.action_id) or ACTION_NOT_POSSIBLE (e.g. the host has no usable address; a session action with WinRM not configured on a host without a bound Windows agent)',
   },
   404: errorRef('NOT_FOUND: host or event'),
   504: { description: 'ACTION_TIMEOUT: not finished within SERVICE_ACTION_WAIT_MS; details.action_id can still be polled' },

@@ -2,7 +2,7 @@
 // monitors see destinations masked as each channel's descriptor says, and no provider answers).
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { NOTIFY_CHANNELS, type Severity } from '@watchpost/schemas';
+import { NOTIFY_CHANNELS, agentToldChat, type Severity } from '@watchpost/schemas';
 import {
   chatRouteOf,
   decide,
@@ -92,7 +92,13 @@ const explainRoutes: FastifyPluginAsync = async (app) => {
       };
       if (recorded.length > 0) return { subject, decisions: recorded.map(view) };
       const d = decide(
-        { kind: 'event', type: ev.type ?? e!.type, severity: ev.severity ?? e!.severity, routing: chatRouteOf(ev) },
+        {
+          kind: 'event',
+          type: ev.type ?? e!.type,
+          severity: ev.severity ?? e!.severity,
+          routing: chatRouteOf(ev),
+          agentToldChat: agentToldChat(ev.details),
+        },
         policy,
         targets,
         ts,

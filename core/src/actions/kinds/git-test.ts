@@ -16,7 +16,7 @@ export const gitTest: ActionKindDescriptor<'git.test'> = {
       summary: 'Test a git repository for agent updates (unsaved form values welcome)',
       description:
         'The actions worker runs `git ls-remote` against the URL (allow-listed schemes only) and checks the branch. ' +
-        "result: {ok, branch_found, tags, latest_version}. A failure is 400 ACTION_FAILED with git's message. Nothing is saved.",
+        "result: {ok, branch_found, tags, latest_version, version_source} (version_source: version.txt, Login_Monitor.ps1, ssh-monitor or tag). A failure is 400 ACTION_FAILED with git's message. Nothing is saved.",
       body: {
         type: 'object',
         required: ['git_url', 'branch'],

@@ -20,7 +20,7 @@ export {
   type ActionRoute,
   type ActionRouteContext,
 } from './descriptor.ts';
-export { GATEWAY_TARGET_KEYS, USER_KEYS } from './events.ts';
+export { GATEWAY_TARGET_KEYS } from './events.ts';
 
 export const ACTION_KIND_DESCRIPTORS: { readonly [K in ActionKind]: ActionKindDescriptor<K> } = {
   'winrm.test': winrmTest,

@@ -3,10 +3,15 @@
 // networks; over HTTPS the host's certificate is pinned (hosts.winrm_cert_sha256) and compared before
 // any credential is sent: pinned at the first connection an admin started, refused otherwise, a
 // different one refused with a pending `winrm_certificate` change for an admin to accept.
+// The session kinds (qwinsta, logoff) go through the host's agent instead when WinRM cannot run them
+// (sessionClient, ../agent-transport.ts).
+import { connect } from 'node:net';
 import type { ActionJobBase, ActionTarget } from '@watchpost/schemas';
 import {
   accountPart,
+  findHostBinding,
   getAction,
+  hasCommandAgent,
   loadWinrmSettings,
   parseSessionId,
   pinnedWinrmCertificate,
@@ -18,6 +23,7 @@ import { RemoteError } from '../errors.ts';
 import { WinrmClient, type CommandResult } from '../winrm.ts';
 import { parseQwinsta } from '../qwinsta.ts';
 import type { ActionDeps } from '../deps.ts';
+import { handOverToAgent, type AgentJob } from '../agent-transport.ts';
 import { checkedAddress } from './target.ts';
 
 type WinrmJob = { target: ActionTarget } & Pick<ActionJobBase, 'action_id' | 'actor_role'>;
@@ -45,6 +51,53 @@ export async function winrm(deps: ActionDeps, job: WinrmJob, signal: AbortSignal
     },
     signal,
   );
+}
+
+/** How long the reachability probe before a session action waits for the WinRM port to accept. */
+const PROBE_MS = 5_000;
+
+/** Null when the port accepts a TCP connection (closed at once, nothing sent), else why not. */
+function probe(ip: string, port: number, signal: AbortSignal): Promise<string | null> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: ip, port });
+    const done = (why: string | null) => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+      socket.destroy();
+      resolve(why);
+    };
+    const onAbort = () => done('timed out');
+    const timer = setTimeout(() => done(`no answer within ${PROBE_MS / 1000} s`), PROBE_MS);
+    signal.addEventListener('abort', onAbort, { once: true });
+    socket.once('connect', () => done(null));
+    socket.once('error', (err: NodeJS.ErrnoException) => done(err.code ?? err.message));
+  });
+}
+
+/**
+ * The WinRM client for a session action (qwinsta, logoff) when WinRM can run it. On a host whose bound
+ * agent runs commands (rdp-login-monitor), the action goes through the agent instead (HandedToAgent is
+ * thrown) when WinRM is not configured, its settings are refused, the host's address may not be
+ * connected to, or the WinRM port does not accept a connection. A failure after the connection (TLS,
+ * certificate pin, authentication, the command) stays a WinRM failure: something may have run.
+ */
+export async function sessionClient(deps: ActionDeps, job: AgentJob, signal: AbortSignal): Promise<WinrmClient> {
+  if (!hasCommandAgent(await findHostBinding(deps.pg, job.target.hostname))) return winrm(deps, job, signal);
+  const s = await loadWinrmSettings(deps.pg, deps.config.actions, deps.secretsKey);
+  if (!s.username || !s.password) return handOverToAgent(deps, job, 'WinRM is not configured (no Windows administrator set)');
+  const refused = winrmRefusal(s);
+  if (refused) return handOverToAgent(deps, job, `WinRM refused by the settings: ${refused}`);
+  let ip: string;
+  try {
+    ip = await checkedAddress(deps, job.target, signal);
+  } catch (err) {
+    if (err instanceof RemoteError) return handOverToAgent(deps, job, `WinRM may not connect: ${err.message}`);
+    throw err;
+  }
+  const unreachable = await probe(ip, s.port, signal);
+  if (unreachable)
+    return handOverToAgent(deps, job, `WinRM at ${job.target.address}:${s.port} is not reachable (${unreachable})`);
+  return winrm(deps, job, signal);
 }
 
 /**

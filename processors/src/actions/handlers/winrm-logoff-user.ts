@@ -1,11 +1,12 @@
-// winrm.logoff_user: every session of one user.
+// winrm.logoff_user: every session of one user, over WinRM or through the host's agent (sessionClient;
+// the agent's steps: ../agent-transport.ts).
 import { parseSessionId } from '@watchpost/core';
 import { RemoteError } from '../errors.ts';
 import type { ActionHandler } from '../deps.ts';
-import { logoff, sessionOf, sessions, winrm } from './winrm-host.ts';
+import { logoff, sessionClient, sessionOf, sessions } from './winrm-host.ts';
 
 export const winrmLogoffUser: ActionHandler<'winrm.logoff_user'> = async (deps, job, signal) => {
-  const client = await winrm(deps, job, signal);
+  const client = await sessionClient(deps, job, signal);
   const mine = (await sessions(client)).sessions.filter((s) => sessionOf(s, job.user));
   if (mine.length === 0) throw new RemoteError(`no session of user ${job.user} on ${job.target.hostname}`);
   // all ids checked before the first logoff: never half done because of one odd line

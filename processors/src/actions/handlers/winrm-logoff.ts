@@ -1,10 +1,11 @@
-// winrm.logoff: one session; with `owner`, only when qwinsta shows it belongs to that user.
+// winrm.logoff: one session; with `owner`, only when qwinsta shows it belongs to that user. Over
+// WinRM, or through the host's agent (sessionClient; the agent's steps: ../agent-transport.ts).
 import { RemoteError } from '../errors.ts';
 import type { ActionHandler } from '../deps.ts';
-import { logoff, sessionOf, sessions, winrm } from './winrm-host.ts';
+import { logoff, sessionClient, sessionOf, sessions } from './winrm-host.ts';
 
 export const winrmLogoff: ActionHandler<'winrm.logoff'> = async (deps, job, signal) => {
-  const client = await winrm(deps, job, signal);
+  const client = await sessionClient(deps, job, signal);
   if (job.owner !== undefined) {
     const s = (await sessions(client)).sessions.find((x) => x.id === job.session_id);
     if (!s) throw new RemoteError(`no session ${job.session_id} on ${job.target.hostname}`);

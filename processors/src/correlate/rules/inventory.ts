@@ -1,7 +1,11 @@
-// Inventory: agent.inventory stores details.hardware/software on the host (an older snapshot by
-// receive time is ignored); a hardware change opens or extends a warning problem with the diff.
+// Inventory: agent.inventory stores its snapshot on the host (details.hardware/software, or the Windows
+// agent's details.inventory: see inventoryOf); a hardware change opens or extends a warning problem with
+// the diff. Snapshots are ordered by their own time (occurred_at, never later than received_at, so a
+// host clock running ahead cannot pin an old snapshot): after an outage the agent re-sends its spool
+// newest first, and an older snapshot arriving later neither overwrites the newer one nor is diffed
+// against it (which would report the change reversed).
 import { fingerprintOf, hardwareDiff, inventoryOf, INVENTORY_RULE, INVENTORY_TYPE, type HardwareDiff } from '../rules.ts';
-import type { Rule } from './rule.ts';
+import type { EventCtx, Rule } from './rule.ts';
 
 /** UTF-8 bytes compared as jsonb orders object keys: shorter first, then bytewise. */
 function jsonbKeyOrder(a: string, b: string): number {
@@ -30,6 +34,12 @@ export function asStoredJson(value: unknown): unknown {
   return value === undefined ? null : normalize(JSON.parse(JSON.stringify(value)) as unknown);
 }
 
+/** When the snapshot was taken: the host's occurred_at, capped at the receive time (a clock ahead). */
+function snapshotTime(ev: EventCtx): Date {
+  const t = ev.occurredAt.getTime();
+  return Number.isNaN(t) || t > ev.receivedAt.getTime() ? ev.receivedAt : ev.occurredAt;
+}
+
 export const inventoryRule: Rule = {
   name: 'inventory',
   needs(ev, needs) {
@@ -41,12 +51,13 @@ export const inventoryRule: Rule = {
   apply(ev, work) {
     if (ev.e.type !== INVENTORY_TYPE) return;
     const inv = work.inventory(ev.host);
-    if (inv.at && inv.at > ev.receivedAt) return; // an older snapshot never overwrites a newer one
+    const takenAt = snapshotTime(ev);
+    if (inv.at && inv.at > takenAt) return; // an older snapshot never overwrites a newer one
     const snap = inventoryOf(ev.e.details);
     const diff = hardwareDiff(inv.hardware, snap.hardware);
     inv.hardware = asStoredJson(snap.hardware);
     inv.software = snap.software;
-    inv.at = ev.receivedAt;
+    inv.at = takenAt;
     inv.changed = true;
     if (!diff) return;
     const entry = { event_id: ev.self.event_id, received_at: ev.receivedAt.toISOString(), diff };

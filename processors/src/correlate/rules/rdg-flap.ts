@@ -1,95 +1,174 @@
-// RD Gateway flap: a connect (302) waits for its session's disconnect (303); a pair 1 to 10 s apart on
-// the host's clock is a flap, which opens a problem or, within 30 s of the previous flap, extends it.
-import { FLAP_DEDUP_MS, FLAP_RULE, FLAP_TYPE, fingerprintOf, isFlap, isRdgType, rdgCode, rdgSession } from '../rules.ts';
+// RD Gateway flap: a connect (302) and a disconnect (303) of one pairing key (the session id, or when
+// the agent sends none, user + gateway resource + client address: see rdgPairKey) pair up when they
+// are neighbours on the host's clock (occurred_at); a pair 1 to 10 s apart is a flap, which opens a
+// problem or, within 30 s of the problem's flaps, extends it.
+//
+// Order: events pair by occurred_at, not by arrival. The Windows agent re-sends its spool newest first
+// after an outage (Sac-Client.ps1, Invoke-SacFlushSpool), so a disconnect may arrive before its connect:
+// it then waits (rdg_pending_disconnects) as a connect waits for its disconnect (rdg_sessions). Per key
+// one connect waits (the latest; an older one arriving late never replaces it) and one disconnect (the
+// earliest). Both in-order and newest-first delivery give the same problems, pairs and flap badges; an
+// event arriving late between two already paired events does not undo that pair.
+import {
+  FLAP_DEDUP_MS,
+  FLAP_RULE,
+  FLAP_TYPE,
+  fingerprintOf,
+  isFlap,
+  isRdgType,
+  rdgCode,
+  rdgPairKey,
+  type RdgPairKey,
+} from '../rules.ts';
+import type { BatchWork, RdgPending } from '../work.ts';
 import type { EventCtx, Rule } from './rule.ts';
 
-function sessionOf(ev: EventCtx): { code: 302 | 303; session: string } | null {
+function pairingOf(ev: EventCtx): { code: 302 | 303; key: RdgPairKey } | null {
   if (!isRdgType(ev.e.type)) return null;
   const code = rdgCode(ev.e.type, ev.e.details);
-  const session = rdgSession(ev.e.details);
-  return code && session ? { code, session } : null;
+  if (!code) return null;
+  const key = rdgPairKey(ev.e.details);
+  return key ? { code, key } : null;
+}
+
+const timeOf = (v: unknown): number | null => {
+  if (typeof v !== 'string') return null;
+  const t = Date.parse(v);
+  return Number.isNaN(t) ? null : t;
+};
+
+/** The host-clock span of a flap problem's flaps (first_flap_at is new; older rows fall back to their pairs). */
+function flapSpan(details: Record<string, unknown>, createdAt: Date): { first: number; last: number } {
+  const last = timeOf(details.last_flap_at) ?? createdAt.getTime();
+  let first = timeOf(details.first_flap_at);
+  if (first === null) {
+    const times = ((details.pairs as { disconnect_occurred_at?: unknown }[] | undefined) ?? [])
+      .map((p) => timeOf(p?.disconnect_occurred_at))
+      .filter((t): t is number => t !== null);
+    first = times.length > 0 ? Math.min(...times) : last;
+  }
+  return { first: Math.min(first, last), last };
 }
 
 export const rdgFlapRule: Rule = {
   name: 'rdg_flap',
   needs(ev, needs) {
-    const s = sessionOf(ev);
-    if (!s) return { timeline: isRdgType(ev.e.type) };
-    if (s.code === 303) {
-      needs.session(ev.host, s.session);
-      needs.fingerprints.add(fingerprintOf(ev.host, FLAP_TYPE, FLAP_RULE));
-    }
+    const p = pairingOf(ev);
+    if (!p) return { timeline: isRdgType(ev.e.type) };
+    // Either half may complete a pair (a late connect finds its waiting disconnect).
+    needs.session(ev.host, p.key.key);
+    needs.fingerprints.add(fingerprintOf(ev.host, FLAP_TYPE, FLAP_RULE));
+    needs.historyOf(ev.host, FLAP_TYPE, FLAP_RULE);
     return { timeline: true };
   },
   apply(ev, work) {
-    const s = sessionOf(ev);
-    if (!s) return;
-    const { host, self, occurredAt } = ev;
-    if (s.code === 302) {
-      work.openSession(host, s.session, {
-        connect_event_id: self.event_id,
-        connect_occurred_at: occurredAt,
-        connect_received_at: ev.receivedAt,
-        connect_type: ev.e.type,
-        connect_severity: self.severity,
-        connect_title: ev.e.title,
-      });
+    const p = pairingOf(ev);
+    if (!p) return;
+    const { host, occurredAt } = ev;
+    const key = p.key.key;
+    const me: RdgPending = {
+      event_id: ev.self.event_id,
+      occurred_at: occurredAt,
+      received_at: ev.receivedAt,
+      type: ev.e.type,
+      severity: ev.self.severity,
+      title: ev.e.title,
+    };
+    if (p.code === 302) {
+      const disc = work.pendingRdg(host, key, 'disconnect');
+      if (disc && disc.occurred_at >= occurredAt) {
+        work.setPendingRdg(host, key, 'disconnect', null);
+        pairUp(ev, work, p.key, me, disc);
+        return;
+      }
+      const waiting = work.pendingRdg(host, key, 'connect');
+      if (!waiting || waiting.occurred_at <= occurredAt) work.setPendingRdg(host, key, 'connect', me);
       return;
     }
-    const conn = work.takeSession(host, s.session);
-    if (!conn || !isFlap(conn.connect_occurred_at, occurredAt)) return;
-    const pair = {
-      connect_event_id: conn.connect_event_id,
-      disconnect_event_id: self.event_id,
-      session_id: s.session,
-      seconds: (occurredAt.getTime() - conn.connect_occurred_at.getTime()) / 1000,
-      disconnect_occurred_at: occurredAt.toISOString(),
-    };
-    const problemId = work.correlate({
-      host,
-      type: FLAP_TYPE,
-      rule: FLAP_RULE,
-      severity: 'warning',
-      title: `RD Gateway session flap on ${host}`,
-      at: ev.receivedAt,
-      // Deduplication window of 30 s on the host's clock, from the previous flap's disconnect.
-      matchAt: occurredAt,
-      windowMs: FLAP_DEDUP_MS,
-      liveMatchTime: (p) =>
-        new Date(typeof p.details.last_flap_at === 'string' ? p.details.last_flap_at : p.created_at.toISOString()),
-      seed: `${self.event_id}:${FLAP_TYPE}:${FLAP_RULE}`,
-      rdgFlap: true,
-      timeline: [
-        {
-          event_id: conn.connect_event_id,
-          occurred_at: conn.connect_occurred_at,
-          received_at: conn.connect_received_at,
-          type: conn.connect_type,
-          severity: conn.connect_severity,
-          title: conn.connect_title,
-        },
-        self,
-      ],
-      details: (previous) => {
-        const pairs = ((previous?.pairs as unknown[]) ?? []).slice(-49);
-        return { ...(previous ?? {}), last_flap_at: occurredAt.toISOString(), pairs: [...pairs, pair] };
-      },
-    });
-    work.addFlapEvents([
-      {
-        event_id: conn.connect_event_id,
-        problem_id: problemId,
-        role: 'connect',
-        partner_event_id: self.event_id,
-        session_id: s.session,
-      },
-      {
-        event_id: self.event_id,
-        problem_id: problemId,
-        role: 'disconnect',
-        partner_event_id: conn.connect_event_id,
-        session_id: s.session,
-      },
-    ]);
+    const conn = work.pendingRdg(host, key, 'connect');
+    if (conn && conn.occurred_at <= occurredAt) {
+      work.setPendingRdg(host, key, 'connect', null);
+      pairUp(ev, work, p.key, conn, me);
+      return;
+    }
+    const waiting = work.pendingRdg(host, key, 'disconnect');
+    if (!waiting || waiting.occurred_at > occurredAt) work.setPendingRdg(host, key, 'disconnect', me);
   },
 };
+
+/** A connect and its disconnect met: a flap when 1 to 10 s apart on the host clock. */
+function pairUp(ev: EventCtx, work: BatchWork, key: RdgPairKey, conn: RdgPending, disc: RdgPending): void {
+  if (!isFlap(conn.occurred_at, disc.occurred_at)) return;
+  const { host } = ev;
+  const flapAt = disc.occurred_at;
+  const pair = {
+    connect_event_id: conn.event_id,
+    disconnect_event_id: disc.event_id,
+    session_id: key.session_id,
+    ...(key.session_id === null ? { user: key.user, resource: key.resource, client: key.client } : {}),
+    seconds: (flapAt.getTime() - conn.occurred_at.getTime()) / 1000,
+    disconnect_occurred_at: flapAt.toISOString(),
+  };
+  const problemId = work.correlate({
+    host,
+    type: FLAP_TYPE,
+    rule: FLAP_RULE,
+    severity: 'warning',
+    title: `RD Gateway session flap on ${host}`,
+    // The event completing the pair: the later one to arrive.
+    at: ev.receivedAt,
+    matchAt: flapAt,
+    windowMs: FLAP_DEDUP_MS,
+    liveMatchTime: (p) =>
+      new Date(typeof p.details.last_flap_at === 'string' ? p.details.last_flap_at : p.created_at.toISOString()),
+    // Deduplication of 30 s on the host's clock around the problem's flaps, so a flap arriving late
+    // (older than the problem's) lands where the in-order run would have put it.
+    match: (p) => {
+      const span = flapSpan(p.details, p.created_at);
+      const t = flapAt.getTime();
+      if (t > span.last + FLAP_DEDUP_MS) return 'supersede_and_open';
+      if (t < span.first - FLAP_DEDUP_MS) return 'before';
+      return 'extend';
+    },
+    // Seeded by the disconnect whichever half arrives last: the same id in any delivery order.
+    seed: `${disc.event_id}:${FLAP_TYPE}:${FLAP_RULE}`,
+    rdgFlap: true,
+    timeline: [
+      {
+        event_id: conn.event_id,
+        occurred_at: conn.occurred_at,
+        received_at: conn.received_at,
+        type: conn.type,
+        severity: conn.severity,
+        title: conn.title,
+      },
+      {
+        event_id: disc.event_id,
+        occurred_at: disc.occurred_at,
+        received_at: disc.received_at,
+        type: disc.type,
+        severity: disc.severity,
+        title: disc.title,
+      },
+    ],
+    details: (previous) => {
+      const span = previous ? flapSpan(previous, new Date(flapAt)) : { first: flapAt.getTime(), last: flapAt.getTime() };
+      // Pairs in host-clock order (not arrival order), the latest 50.
+      const pairs = [...((previous?.pairs as { disconnect_occurred_at?: string }[]) ?? []), pair]
+        .map((x, i) => ({ x, i, t: timeOf(x?.disconnect_occurred_at) ?? 0 }))
+        .sort((a, b) => a.t - b.t || a.i - b.i)
+        .map(({ x }) => x)
+        .slice(-50);
+      return {
+        ...(previous ?? {}),
+        first_flap_at: new Date(Math.min(span.first, flapAt.getTime())).toISOString(),
+        last_flap_at: new Date(Math.max(span.last, flapAt.getTime())).toISOString(),
+        pairs,
+      };
+    },
+  });
+  work.addFlapEvents([
+    { event_id: conn.event_id, problem_id: problemId, role: 'connect', partner_event_id: disc.event_id, session_id: key.key },
+    { event_id: disc.event_id, problem_id: problemId, role: 'disconnect', partner_event_id: conn.event_id, session_id: key.key },
+  ]);
+}
