@@ -4,9 +4,9 @@
 import type { ClickHouseClient } from '@watchpost/runtime';
 import { queryRows } from '@watchpost/runtime';
 import type { Pool } from '@watchpost/runtime';
-import { joinSql, sql, type Sql } from '@watchpost/runtime';
+import { joinSql, sql, Sql } from '@watchpost/runtime';
 import { occurredRangeSql } from '@watchpost/runtime';
-import { countsByHour } from './hourly.ts';
+import { countsByHour, exactCountsByHour } from './hourly.ts';
 import type { Severity } from '@watchpost/schemas';
 import { effectiveSeverity, effectiveSeveritySql, isHidden, visibleTypeSql, type TypeSettings } from './type-settings.ts';
 
@@ -20,6 +20,14 @@ export interface EventFilters {
   toExclusive?: Date;
   /** `rdg.connection` matches the type itself and every `rdg.connection.*` */
   typePrefix?: string;
+  /** any of these exact hostnames (what resolveHostFilter found for a hostname/display-name prefix) */
+  hostnames?: string[];
+  /** free text, one phrase (searchTermSql) */
+  text?: string;
+  /** actor_user, case-insensitive: exact, or a prefix when it ends with `*` */
+  user?: string;
+  /** source_ip: exact, or a prefix when it ends with `*` */
+  sourceIp?: string;
 }
 
 export interface EventRow {
@@ -70,7 +78,7 @@ export function normaliseTypePrefix(p: string): string {
 
 /** WHERE conditions of the events list (also used for the recent events of the dashboard). */
 export function eventConditions(f: EventFilters, ts: TypeSettings): Sql[] {
-  const c = filterConditions(f, ts);
+  const c = [...filterConditions(f, ts), ...searchConditions(f)];
   if (f.from || f.toExclusive) c.push(occurredRangeSql({ from: f.from, toExclusive: f.toExclusive }));
   return c;
 }
@@ -79,6 +87,15 @@ export function eventConditions(f: EventFilters, ts: TypeSettings): Sql[] {
 function filterConditions(f: EventFilters, ts: TypeSettings): Sql[] {
   const c: Sql[] = [visibleTypeSql(ts)];
   if (f.hostname !== undefined) c.push(sql`hostname = ${f.hostname}`);
+  if (f.hostnames !== undefined)
+    c.push(
+      f.hostnames.length === 0
+        ? sql`0`
+        : sql`hostname IN (${joinSql(
+            f.hostnames.map((h) => sql`${h}`),
+            ', ',
+          )})`,
+    );
   if (f.typePrefix !== undefined) {
     const p = normaliseTypePrefix(f.typePrefix);
     c.push(sql`(type = ${p} OR startsWith(type, ${p + '.'}))`);
@@ -91,6 +108,76 @@ function filterConditions(f: EventFilters, ts: TypeSettings): Sql[] {
       )})`,
     );
   return c;
+}
+
+/** Whether the filters only use columns `events_hourly` has too (then counts come from the rollup). */
+export function rollupCompatible(f: EventFilters): boolean {
+  return !f.text?.trim() && f.user === undefined && f.sourceIp === undefined;
+}
+
+/** The free-text phrase, or none. One phrase, not words: "Beta DC" must find the display name as shown. */
+function searchPhrase(text: string | undefined): string[] {
+  const t = (text ?? '').trim();
+  return t ? [t] : [];
+}
+
+// "Starts with, ignoring case": position 1 (positionCaseInsensitiveUTF8 exists on 18.16 and current).
+const prefixCi = (col: string, v: string) => sql`positionCaseInsensitiveUTF8(${new Sql(col)}, ${v}) = 1`;
+
+/**
+ * The free-text condition: a case-insensitive substring of title or summary, or a prefix (case-insensitive)
+ * of the user, the hostname or the display name, or a prefix of the source address.
+ */
+export function searchTermSql(t: string): Sql {
+  return sql`(positionCaseInsensitiveUTF8(title, ${t}) > 0 OR positionCaseInsensitiveUTF8(summary, ${t}) > 0
+    OR ${prefixCi('actor_user', t)} OR startsWith(source_ip, ${t}) OR ${prefixCi('hostname', t)} OR ${prefixCi('display_name', t)})`;
+}
+
+/** The conditions only `events` can answer (free text, user, source address). */
+function searchConditions(f: EventFilters): Sql[] {
+  const c: Sql[] = searchPhrase(f.text).map(searchTermSql);
+  if (f.user !== undefined) {
+    const u = f.user.trim();
+    if (u.endsWith('*')) c.push(prefixCi('actor_user', u.slice(0, -1)));
+    else c.push(sql`lowerUTF8(actor_user) = lowerUTF8(${u})`);
+  }
+  if (f.sourceIp !== undefined) {
+    const a = f.sourceIp.trim();
+    c.push(a.endsWith('*') ? sql`startsWith(source_ip, ${a.slice(0, -1)})` : sql`source_ip = ${a}`);
+  }
+  return c;
+}
+
+/**
+ * The exact hostnames a hostname filter means: hosts whose hostname or display name equals `value`
+ * (case-insensitive; what the table shows finds the host), or starts with it when it ends in `*` (as the
+ * user and address filters). Exact by default so a drill-down link to `host-5` never takes `host-50`.
+ * Resolved once among the events of the range, so the counts can still come from the hourly rollup
+ * (`hostname IN (...)`), and the page read uses the sorting key.
+ */
+export async function resolveHostFilter(
+  ch: ClickHouseClient,
+  value: string,
+  range: { from?: Date; toExclusive?: Date },
+): Promise<string[]> {
+  const v = value.trim();
+  const prefix = v.endsWith('*');
+  const p = prefix ? v.slice(0, -1) : v;
+  const match = prefix
+    ? sql`${prefixCi('hostname', p)} OR ${prefixCi('display_name', p)}`
+    : sql`lowerUTF8(hostname) = lowerUTF8(${p}) OR lowerUTF8(display_name) = lowerUTF8(${p})`;
+  const rows = await queryRows<{ hostname: string }>(
+    ch,
+    sql`SELECT DISTINCT hostname FROM events WHERE ${occurredRangeSql(range)} AND (hostname = ${p} OR ${match}) LIMIT 1000`,
+  );
+  return [...new Set([p, ...rows.map((r) => r.hostname)])].sort();
+}
+
+/** Exact matching events per UTC hour: from the rollup when the filters allow it, else from `events`. */
+function hourCounts(ch: ClickHouseClient, f: EventFilters, ts: TypeSettings): Promise<Map<number, number>> {
+  const range = { from: f.from, toExclusive: f.toExclusive };
+  if (rollupCompatible(f)) return countsByHour(ch, range, joinSql(filterConditions(f, ts), ' AND '));
+  return exactCountsByHour(ch, range, joinSql([...filterConditions(f, ts), ...searchConditions(f)], ' AND '));
 }
 
 const iso = (unixSeconds: number | string) => new Date(Number(unixSeconds) * 1000).toISOString();
@@ -211,7 +298,7 @@ export async function listEvents(
   pageSize: number,
 ): Promise<EventPage> {
   const offset = (page - 1) * pageSize;
-  const byHour = await countsByHour(ch, { from: f.from, toExclusive: f.toExclusive }, joinSql(filterConditions(f, ts), ' AND '));
+  const byHour = await hourCounts(ch, f, ts);
   let total = 0;
   for (const n of byHour.values()) total += n;
   if (offset >= total) return { total, page, page_size: pageSize, items: [] };
@@ -297,4 +384,97 @@ export async function getEvent(ch: ClickHouseClient, pg: Pool, ts: TypeSettings,
     // A row written without its JSON still shows its columns.
   }
   return { ...row!, severity: effectiveSeverity(ts, r.type, r.severity), hidden: isHidden(ts, r.type), event };
+}
+
+// ---- histogram and top values (the events page's investigation aids) ----
+
+/** Bucket sizes a histogram may use (seconds); the smallest giving at most MAX_BUCKETS buckets wins. */
+export const BUCKET_SIZES = [60, 300, 600, 900, 1800, 3600, 3 * 3600, 6 * 3600, 12 * 3600, 86_400, 7 * 86_400, 30 * 86_400];
+export const MAX_BUCKETS = 40;
+
+/** 15 min -> 1 min, 1 h -> 5 min, 24 h -> 1 h, 7 d -> 6 h. */
+export function bucketSeconds(from: Date, toExclusive: Date): number {
+  const span = Math.max(1, (toExclusive.getTime() - from.getTime()) / 1000);
+  return BUCKET_SIZES.find((b) => span / b <= MAX_BUCKETS) ?? BUCKET_SIZES[BUCKET_SIZES.length - 1]!;
+}
+
+export interface Histogram {
+  from: string;
+  to: string;
+  bucket_seconds: number;
+  /** every bucket of the range, empty ones as 0; `start` aligned to a multiple of the size since the epoch (UTC) */
+  buckets: { start: string; events: number }[];
+}
+
+/**
+ * Exact matching events per bucket over [from, toExclusive). Buckets of whole hours come from the
+ * hourly counts (rollup where the filters allow); smaller ones from `events`.
+ */
+export async function eventHistogram(
+  ch: ClickHouseClient,
+  ts: TypeSettings,
+  f: EventFilters & { from: Date; toExclusive: Date },
+): Promise<Histogram> {
+  const size = bucketSeconds(f.from, f.toExclusive);
+  const counts = new Map<number, number>();
+  const add = (t: number, n: number) => {
+    const b = Math.floor(t / size) * size;
+    counts.set(b, (counts.get(b) ?? 0) + n);
+  };
+  if (size % 3600 === 0) {
+    for (const [h, n] of await hourCounts(ch, f, ts)) add(h, n);
+  } else {
+    const where = joinSql(eventConditions(f, ts), ' AND ');
+    const rows = await queryRows<{ b: number | string; n: number | string }>(
+      ch,
+      sql`SELECT intDiv(toUnixTimestamp(occurred_at), ${size}) * ${size} AS b, uniqExact(event_id) AS n FROM events
+          WHERE ${where} GROUP BY b`,
+    );
+    for (const r of rows) add(Number(r.b), Number(r.n));
+  }
+  const first = Math.floor(f.from.getTime() / 1000 / size) * size;
+  const buckets: Histogram['buckets'] = [];
+  for (let b = first; b * 1000 < f.toExclusive.getTime(); b += size)
+    buckets.push({ start: new Date(b * 1000).toISOString(), events: counts.get(b) ?? 0 });
+  return { from: f.from.toISOString(), to: f.toExclusive.toISOString(), bucket_seconds: size, buckets };
+}
+
+export const FACET_FIELDS = ['hostname', 'type', 'actor_user', 'source_ip'] as const;
+export type FacetField = (typeof FACET_FIELDS)[number];
+export interface FacetValue {
+  value: string;
+  /** the display name for a hostname */
+  label?: string;
+  events: number;
+}
+
+/**
+ * The `limit` most frequent values of host, type, user and source address among the matching events
+ * (empty user/address left out), most first. Counted as rows (count()): cheap on millions of rows; an
+ * event delivered twice and not yet merged may count twice.
+ */
+export async function eventFacets(
+  ch: ClickHouseClient,
+  ts: TypeSettings,
+  f: EventFilters,
+  limit: number,
+): Promise<Record<FacetField, FacetValue[]>> {
+  const where = joinSql(eventConditions(f, ts), ' AND ');
+  const top = async (field: FacetField): Promise<FacetValue[]> => {
+    const col = new Sql(field);
+    const label = field === 'hostname' ? sql`, any(display_name) AS label` : sql``;
+    const nonEmpty = field === 'actor_user' || field === 'source_ip' ? sql` AND ${col} != ''` : sql``;
+    const rows = await queryRows<{ value: string; label?: string; n: number | string }>(
+      ch,
+      sql`SELECT ${col} AS value, count() AS n${label} FROM events WHERE ${where}${nonEmpty}
+          GROUP BY value ORDER BY n DESC, value LIMIT ${limit}`,
+    );
+    return rows.map((r) => ({
+      value: r.value,
+      ...(field === 'hostname' ? { label: r.label || r.value } : {}),
+      events: Number(r.n),
+    }));
+  };
+  const [hostname, type, actor_user, source_ip] = await Promise.all(FACET_FIELDS.map(top));
+  return { hostname: hostname!, type: type!, actor_user: actor_user!, source_ip: source_ip! };
 }

@@ -69,3 +69,20 @@ export async function countsByHour(
   for (const r of [...a, ...b]) if (Number(r.n) > 0) out.set(Number(r.h), (out.get(Number(r.h)) ?? 0) + Number(r.n));
   return out;
 }
+
+/**
+ * Exact matching events per UTC hour within [from, toExclusive) straight from `events`: for filters
+ * the rollup cannot answer (free text, user, source address). `where` may use any `events` column.
+ */
+export async function exactCountsByHour(
+  ch: ClickHouseClient,
+  range: { from?: Date; toExclusive?: Date },
+  where: Sql,
+): Promise<Map<number, number>> {
+  const rows = await queryRows<{ h: number | string; n: number | string }>(
+    ch,
+    sql`SELECT toUnixTimestamp(toStartOfHour(occurred_at, 'UTC')) AS h, uniqExact(event_id) AS n FROM events
+        WHERE ${occurredRangeSql(range)} AND ${where} GROUP BY h`,
+  );
+  return new Map(rows.filter((r) => Number(r.n) > 0).map((r) => [Number(r.h), Number(r.n)]));
+}

@@ -1,15 +1,17 @@
 // Problems reads and operator actions (Postgres; tables from the correlate migration 1000000000200).
 // Severity is shown after the per-type override; problems of hidden types are left out of lists and
-// counts. Acknowledge/resolve go through the shared state machine; a refusal becomes HTTP 409.
+// counts. Acknowledge/resolve (one or many) go through the shared state machine; a refusal becomes HTTP 409
+// (one) or a refused entry of the bulk answer (many). The operator's optional message is stored with the act.
 import type { Pool } from '@watchpost/runtime';
 import { withTransaction } from '@watchpost/runtime';
 import {
   PROBLEM_STATUSES,
-  lockProblem,
+  lockProblems,
   problemColumns,
   problemHostJoin,
   transition,
-  writeProblemState,
+  writeOperatorActs,
+  type OperatorWrite,
   type ProblemStatus,
   type RefusalReason,
   type TimelineEvent,
@@ -30,6 +32,22 @@ export function visibleProblemTypeSql(ts: TypeSettings, col: string, n: number):
 function effectiveSeverityPg(param: string): string {
   return `COALESCE((${param}::jsonb ->> p.type), p.severity)`;
 }
+
+/** List orders: a key, `-` first for descending. Ties: newest created first, then id. */
+export const PROBLEM_SORTS = [
+  'created_at',
+  '-created_at',
+  'last_seen',
+  '-last_seen',
+  'count',
+  '-count',
+  'severity',
+  '-severity',
+] as const;
+export type ProblemSort = (typeof PROBLEM_SORTS)[number];
+
+/** Longest operator message on acknowledge/resolve (the column's CHECK says the same). */
+export const PROBLEM_MESSAGE_MAX = 1000;
 
 export interface ProblemFilters {
   statuses?: ProblemStatusName[];
@@ -60,6 +78,9 @@ export interface ProblemRow {
   resolved_at: string | null;
   resolved_by: 'manual' | 'auto' | null;
   resolved_by_user: string | null;
+  /** The operator's message on the current acknowledgement / resolution (null when none). */
+  acknowledged_message: string | null;
+  resolved_message: string | null;
   reopened_count: number;
   rdg_flap: boolean;
   details: Record<string, unknown>;
@@ -76,7 +97,7 @@ type DbProblem = Omit<ProblemRow, 'stored_severity' | 'created_at' | 'last_seen'
 };
 
 const HOST = problemHostJoin('p');
-const PROBLEM_COLUMNS = `${problemColumns('p')}, ${HOST.columns}`;
+const PROBLEM_COLUMNS = `${problemColumns('p')}, p.acknowledged_message, p.resolved_message, ${HOST.columns}`;
 
 function toRow(r: DbProblem, ts: TypeSettings): ProblemRow {
   return {
@@ -88,6 +109,9 @@ function toRow(r: DbProblem, ts: TypeSettings): ProblemRow {
     last_seen: new Date(r.last_seen).toISOString(),
     acknowledged_at: isoOrNull(r.acknowledged_at),
     resolved_at: isoOrNull(r.resolved_at),
+    // A host_silence reopen clears the timestamps but not the message columns: a message belongs to its act.
+    acknowledged_message: r.acknowledged_at ? r.acknowledged_message : null,
+    resolved_message: r.resolved_at ? r.resolved_message : null,
   };
 }
 
@@ -120,8 +144,26 @@ export interface ProblemPage {
   items: ProblemRow[];
 }
 
+const SEVERITY_RANK = `CASE %s WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'warning' THEN 2 ELSE 1 END`;
+
+/** ORDER BY of a sort; `overrides` = the parameter holding the severity overrides (severity sorts by the effective one). */
+function orderBy(sort: ProblemSort, overrides: () => string): string {
+  const desc = sort.startsWith('-');
+  const dir = desc ? 'DESC' : 'ASC';
+  const key = sort.replace(/^-/, '');
+  const expr =
+    key === 'severity'
+      ? SEVERITY_RANK.replace('%s', effectiveSeverityPg(overrides()))
+      : key === 'count'
+        ? 'p.count'
+        : key === 'last_seen'
+          ? 'p.last_seen'
+          : 'p.created_at';
+  return key === 'created_at' ? `p.created_at ${dir}, p.id` : `${expr} ${dir}, p.created_at DESC, p.id`;
+}
+
 /**
- * Problems, newest first. Metrics rule: with created_within_hours and no explicit status, the list holds
+ * Problems, newest first (or in `sort` order). Metrics rule: with created_within_hours and no explicit status, the list holds
  * only open and acknowledged problems created in that window; resolved ones of the window are only
  * counted (counts.resolved). `counts` always covers every status under the other filters.
  */
@@ -132,6 +174,7 @@ export async function listProblems(
   page: number,
   pageSize: number,
   now = new Date(),
+  sort: ProblemSort = '-created_at',
 ): Promise<ProblemPage> {
   const base = baseConditions(ts, f, now);
   const statuses = f.statuses?.length
@@ -146,14 +189,19 @@ export async function listProblems(
     listWhere.push(`p.status = ANY($${listParams.length}::text[])`);
   }
   const whereText = listWhere.join(' AND ');
+  const countParams = [...listParams];
+  const order = orderBy(sort, () => {
+    listParams.push(overridesJson(ts));
+    return `$${listParams.length}`;
+  });
   listParams.push(pageSize, (page - 1) * pageSize);
   const [list, total, counts] = await Promise.all([
     pg.query<DbProblem>(
       `SELECT ${PROBLEM_COLUMNS} FROM problems p ${HOST.join}
-        WHERE ${whereText} ORDER BY p.created_at DESC, p.id LIMIT $${listParams.length - 1} OFFSET $${listParams.length}`,
+        WHERE ${whereText} ORDER BY ${order} LIMIT $${listParams.length - 1} OFFSET $${listParams.length}`,
       listParams,
     ),
-    pg.query<{ total: number }>(`SELECT count(*)::int AS total FROM problems p WHERE ${whereText}`, listParams.slice(0, -2)),
+    pg.query<{ total: number }>(`SELECT count(*)::int AS total FROM problems p WHERE ${whereText}`, countParams),
     pg.query<{ status: ProblemStatusName; n: number }>(
       `SELECT p.status, count(*)::int AS n FROM problems p WHERE ${base.where.join(' AND ')} GROUP BY p.status`,
       base.params,
@@ -207,20 +255,49 @@ export async function getProblem(pg: Pool, ts: TypeSettings, id: string): Promis
 export type ActionOutcome =
   { ok: true } | { ok: false; notFound: true } | { ok: false; notFound: false; reason: RefusalReason; status: ProblemStatusName };
 
-/** Acknowledge or resolve under a row lock, through the shared state machine and problem store. */
+/** One id's outcome of an act on several problems. */
+export type BulkOutcome = ActionOutcome & { id: string; previous?: ProblemStatusName };
+
+/**
+ * Acknowledge or resolve several problems in one transaction: every row locked (id order), each act through
+ * the shared state machine; a problem whose state forbids the act (or that does not exist) is reported and
+ * the rest are done. Outcomes come back in the order of `ids` (a repeated id is acted on once).
+ */
+export async function applyProblemActions(
+  pg: Pool,
+  ids: readonly string[],
+  kind: 'acknowledge' | 'resolve',
+  username: string,
+  message: string | null = null,
+  now = new Date(),
+): Promise<BulkOutcome[]> {
+  const unique = [...new Set(ids)];
+  return withTransaction(pg, async (c) => {
+    const current = await lockProblems(c, unique);
+    const writes: OperatorWrite[] = [];
+    const out: BulkOutcome[] = unique.map((id) => {
+      const p = current.get(id);
+      if (!p) return { id, ok: false, notFound: true };
+      const t = transition(p, { kind, by: username }, now);
+      if (!t.ok) return { id, ok: false, notFound: false, reason: t.reason, status: p.status };
+      writes.push({ id, kind, message, state: t.next });
+      return { id, ok: true, previous: p.status };
+    });
+    await writeOperatorActs(c, writes);
+    return out;
+  });
+}
+
+/** Acknowledge or resolve one problem under a row lock, through the shared state machine and problem store. */
 export async function applyProblemAction(
   pg: Pool,
   id: string,
   kind: 'acknowledge' | 'resolve',
   username: string,
+  message: string | null = null,
   now = new Date(),
 ): Promise<ActionOutcome> {
-  return withTransaction(pg, async (c) => {
-    const current = await lockProblem(c, id);
-    if (!current) return { ok: false, notFound: true };
-    const t = transition(current, { kind, by: username }, now);
-    if (!t.ok) return { ok: false, notFound: false, reason: t.reason, status: current.status };
-    await writeProblemState(c, id, t.next);
-    return { ok: true };
-  });
+  const [r] = await applyProblemActions(pg, [id], kind, username, message, now);
+  const { id: _id, previous: _p, ...outcome } = r!;
+  return outcome;
 }

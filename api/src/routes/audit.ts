@@ -24,8 +24,8 @@ const auditRoutes: FastifyPluginAsync = async (app) => {
         tags: ['audit'],
         summary: 'Audit log',
         description:
-          'Logins (success, failure, rate limit), refresh-token reuse, logouts, user changes, setting changes, API key changes and host ' +
-          'deletions. `action` matches by prefix on dot boundaries (`auth.login` matches `auth.login.failure`). For the next page pass ' +
+          'Logins (success, failure, rate limit), refresh-token reuse, logouts, user changes, setting changes, API key changes, host ' +
+          'deletions and problem acknowledge/resolve (problem.acknowledge, problem.resolve). `action` matches by prefix on dot boundaries (`auth.login` matches `auth.login.failure`). For the next page pass ' +
           '`before_id` = the last id of this page.',
         querystring: listQuery,
         response: {

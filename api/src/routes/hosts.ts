@@ -1,8 +1,9 @@
 // GET /hosts (search, status, pending changes, paging), GET /hosts/{id}, DELETE /hosts/{id} (admin: the host, its
-// problems in Postgres and its events in ClickHouse; the host reappears at its next ingest).
+// problems in Postgres and its events in ClickHouse; the host reappears at its next ingest), POST
+// /hosts/{id}/ssh-host-key/reset (admin: forget the pinned SSH host key).
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { audit } from '@watchpost/core';
+import { audit, resetSshHostKey } from '@watchpost/core';
 import { notFound } from '../errors.ts';
 import { deleteHost, getHost, listHosts } from '../queries/hosts.ts';
 import { loadTypeSettings } from '../queries/type-settings.ts';
@@ -126,6 +127,53 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
         details: { id: req.params.id, problems_deleted: out.problems },
       });
       return { id: req.params.id, hostname: out.hostname, problems_deleted: out.problems, events: 'deletion_submitted' as const };
+    },
+  );
+
+  // A reinstalled Linux host has a new SSH host key: every SSH action is refused ("host key changed")
+  // until an admin forgets the pinned one here; the next SSH action pins the key it then sees.
+  app.post<{ Params: IdParams }>(
+    '/hosts/:id/ssh-host-key/reset',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'resetHostSshKey',
+        tags,
+        summary: 'Forget the pinned SSH host key of a host',
+        description:
+          'SSH actions pin the host key seen at the first connection and refuse a different one. After a host was reinstalled ' +
+          '(or its key rotated), this forgets the pinned key: the next SSH action pins whatever key the host then presents, so ' +
+          'check the host first. Audited as host.ssh_host_key.reset with the key that was pinned.',
+        params: idParams,
+        response: {
+          200: {
+            type: 'object',
+            required: ['id', 'hostname', 'previous_sha256'],
+            properties: {
+              id: { type: 'integer' },
+              hostname: { type: 'string' },
+              previous_sha256: {
+                type: 'string',
+                nullable: true,
+                description: 'the SHA-256 (hex) of the key that was pinned; null when none was',
+              },
+            },
+          },
+          404: errorRef('NOT_FOUND'),
+        },
+      },
+    },
+    async (req) => {
+      const out = await resetSshHostKey(pg, req.params.id);
+      if (!out) throw notFound('host');
+      await audit(pg, {
+        actor: req.user!.username,
+        address: req.ip,
+        action: 'host.ssh_host_key.reset',
+        target: out.hostname,
+        details: { id: req.params.id, previous_sha256: out.previous },
+      });
+      return { id: req.params.id, hostname: out.hostname, previous_sha256: out.previous };
     },
   );
 };

@@ -28,6 +28,7 @@ import notificationExplainRoutes from './notifications/explain.ts';
 import notificationDeliveriesRoutes from './notifications/deliveries.ts';
 import dailyReportsRoutes from './notifications/reports.ts';
 import devicesRoutes from './devices/index.ts';
+import systemRoutes from './system.ts';
 
 export const routePlugins: FastifyPluginAsync[] = [
   authRoutes,
@@ -54,4 +55,5 @@ export const routePlugins: FastifyPluginAsync[] = [
   notificationDeliveriesRoutes,
   dailyReportsRoutes,
   devicesRoutes,
+  systemRoutes,
 ];

@@ -1,10 +1,22 @@
-// GET /problems (filters, metrics rule, counts by status), GET /problems/{id} (with its timeline),
-// POST /problems/{id}/acknowledge and /resolve through the shared state machine (409 when refused).
-import type { FastifyPluginAsync } from 'fastify';
+// GET /problems (filters, sort, metrics rule, counts by status), GET /problems/{id} (with its timeline),
+// POST /problems/{id}/acknowledge and /resolve through the shared state machine (409 when refused), and
+// POST /problems/bulk (several at once, each refusal reported). Every act is audited and published live.
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
+import { audit } from '@watchpost/core';
 import { SEVERITIES, type LiveProblemsMessage, type Severity } from '@watchpost/schemas';
+import type { ApiDeps } from '../types.ts';
 import { ApiError, notFound } from '../errors.ts';
-import { applyProblemAction, getProblem, listProblems, PROBLEM_STATUSES, type ProblemStatusName } from '../queries/problems.ts';
+import {
+  applyProblemAction,
+  applyProblemActions,
+  getProblem,
+  listProblems,
+  PROBLEM_MESSAGE_MAX,
+  PROBLEM_SORTS,
+  PROBLEM_STATUSES,
+  type ProblemStatusName,
+} from '../queries/problems.ts';
 import { loadTypeSettings, isHidden } from '../queries/type-settings.ts';
 import { splitList } from '../queries/dates.ts';
 import {
@@ -35,12 +47,94 @@ const listQuery = {
       description: `one of ${SEVERITIES.join(', ')} or a comma list`,
     },
     created_within_hours: { type: 'integer', minimum: 1, maximum: 8760 },
+    sort: {
+      type: 'string',
+      enum: [...PROBLEM_SORTS],
+      default: '-created_at',
+      description:
+        'order of the list: created_at, last_seen, count or severity (the effective one: critical > high > warning > info); ' +
+        '`-` first for descending. Ties: newest created first.',
+    },
     ...pagingQuery,
   },
 } as const;
 
+const ACTIONS = ['acknowledge', 'resolve'] as const;
+type Action = (typeof ACTIONS)[number];
+const BULK_LIMIT = 200;
+
+const messageProp = {
+  type: 'string',
+  maxLength: PROBLEM_MESSAGE_MAX,
+  description: `optional operator message (at most ${PROBLEM_MESSAGE_MAX} characters; blank = none), shown in the timeline`,
+} as const;
+const actBody = { type: 'object', additionalProperties: false, properties: { message: messageProp } } as const;
+type ActBody = FromSchema<typeof actBody>;
+
+const bulkBody = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['ids', 'action'],
+  properties: {
+    ids: { type: 'array', minItems: 1, maxItems: BULK_LIMIT, uniqueItems: true, items: { type: 'string', format: 'uuid' } },
+    action: { type: 'string', enum: [...ACTIONS] },
+    message: messageProp,
+  },
+} as const;
+type BulkBody = FromSchema<typeof bulkBody>;
+
+const bulkResponse = {
+  type: 'object',
+  required: ['done', 'conflicts', 'not_found', 'items'],
+  properties: {
+    done: { type: 'integer', description: 'problems this call acknowledged or resolved' },
+    conflicts: { type: 'integer', description: 'problems whose state forbade the act' },
+    not_found: { type: 'integer' },
+    items: {
+      type: 'array',
+      description: 'one outcome per id, in the order given',
+      items: {
+        type: 'object',
+        required: ['id', 'outcome'],
+        properties: {
+          id: { type: 'string', format: 'uuid' },
+          outcome: { type: 'string', enum: ['acknowledged', 'resolved', 'conflict', 'not_found'] },
+          reason: { type: 'string', enum: ['ALREADY_ACKNOWLEDGED', 'ALREADY_RESOLVED'], description: 'with conflict' },
+          status: { type: 'string', enum: [...PROBLEM_STATUSES], description: "the problem's status after this call" },
+        },
+      },
+    },
+  },
+} as const;
+
+/** Blank or whitespace-only messages are stored as none. */
+const cleanMessage = (m: string | undefined): string | null => (m?.trim() ? m.trim() : null);
+
+async function emptyBodyIsObject(req: FastifyRequest): Promise<void> {
+  req.body ??= {};
+}
+
+/** The audit entry of one act (as admin acts elsewhere: actor, address, action, target). */
+async function auditAct(
+  deps: ApiDeps,
+  req: FastifyRequest,
+  id: string,
+  action: Action,
+  message: string | null,
+  bulk: boolean,
+): Promise<void> {
+  await audit(deps.pg, {
+    actor: req.user!.username,
+    address: req.ip,
+    action: `problem.${action}`,
+    target: id,
+    details: { message, ...(bulk ? { bulk: true } : {}) },
+  });
+}
+
 const problemsRoutes: FastifyPluginAsync = async (app) => {
-  const { pg, redis, config } = app.deps;
+  const deps = app.deps;
+  const { pg, redis, config } = deps;
 
   app.get<{ Querystring: FromSchema<typeof listQuery> }>(
     '/problems',
@@ -49,7 +143,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
       schema: {
         operationId: 'listProblems',
         tags,
-        summary: 'List problems, newest first',
+        summary: 'List problems, newest first (or in `sort` order)',
         description:
           'Metrics rule: with `created_within_hours` and no `status`, the list holds only open and acknowledged problems created ' +
           'in that window; resolved ones of the window are counted apart in `counts.resolved`. An explicit `status` is honoured ' +
@@ -88,6 +182,8 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
         },
         q.page,
         q.page_size,
+        new Date(),
+        q.sort,
       );
     },
   );
@@ -111,11 +207,36 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  for (const action of ['acknowledge', 'resolve'] as const) {
-    app.post<{ Params: IdParams }>(
+  /** Tells live clients about an operator's act (problems of hidden types stay out of the stream). */
+  async function publishAct(req: FastifyRequest, id: string, action: Action): Promise<void> {
+    const ts = await loadTypeSettings(pg);
+    const p = await getProblem(pg, ts, id);
+    if (!p || isHidden(ts, p.type)) return;
+    const message: LiveProblemsMessage = {
+      kind: 'problems',
+      action: action === 'acknowledge' ? 'acknowledged' : 'resolved',
+      problem: {
+        id: p.id,
+        host: p.host,
+        type: p.type,
+        title: p.title,
+        severity: p.severity,
+        status: p.status,
+        created_at: p.created_at,
+      },
+    };
+    await redis
+      .publish(config.stream.channel, JSON.stringify(message))
+      .catch((err: unknown) => req.log.warn({ err }, 'live publish failed'));
+  }
+
+  for (const action of ACTIONS) {
+    app.post<{ Params: IdParams; Body: ActBody }>(
       `/problems/:id/${action}`,
       {
         config: { access: 'user', device: true },
+        // The body is optional: an empty request acts without a message.
+        preValidation: emptyBodyIsObject,
         schema: {
           operationId: `${action}Problem`,
           tags,
@@ -125,8 +246,11 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
               : 'Resolve a problem (open or acknowledged -> resolved, resolved_by manual)',
           description:
             '409 CONFLICT when the state machine refuses: acknowledge is allowed only from open, resolve from open or acknowledged. ' +
-            'details.reason is ALREADY_ACKNOWLEDGED or ALREADY_RESOLVED, details.status the current status.',
+            'details.reason is ALREADY_ACKNOWLEDGED or ALREADY_RESOLVED, details.status the current status. Optional JSON body ' +
+            `{"message"} (at most ${PROBLEM_MESSAGE_MAX} characters) is stored as the problem's ${action === 'acknowledge' ? 'acknowledged_message' : 'resolved_message'}. ` +
+            `Allowed for admin and monitor; audited as problem.${action}.`,
           params: idParams,
+          body: actBody,
           response: {
             200: problemDetailSchema,
             404: errorRef('NOT_FOUND'),
@@ -135,7 +259,8 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
         },
       },
       async (req) => {
-        const out = await applyProblemAction(pg, req.params.id, action, req.user!.username);
+        const message = cleanMessage(req.body.message);
+        const out = await applyProblemAction(pg, req.params.id, action, req.user!.username, message);
         if (!out.ok) {
           if (out.notFound) throw notFound('problem');
           throw new ApiError(409, 'CONFLICT', `cannot ${action} a problem that is ${out.status}`, {
@@ -143,30 +268,56 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
             status: out.status,
           });
         }
-        const ts = await loadTypeSettings(pg);
-        const p = (await getProblem(pg, ts, req.params.id))!;
-        if (!isHidden(ts, p.type)) {
-          const message: LiveProblemsMessage = {
-            kind: 'problems',
-            action: action === 'acknowledge' ? 'acknowledged' : 'resolved',
-            problem: {
-              id: p.id,
-              host: p.host,
-              type: p.type,
-              title: p.title,
-              severity: p.severity,
-              status: p.status,
-              created_at: p.created_at,
-            },
-          };
-          await redis
-            .publish(config.stream.channel, JSON.stringify(message))
-            .catch((err: unknown) => req.log.warn({ err }, 'live publish failed'));
-        }
-        return p;
+        await auditAct(deps, req, req.params.id, action, message, false);
+        await publishAct(req, req.params.id, action);
+        return (await getProblem(pg, await loadTypeSettings(pg), req.params.id))!;
       },
     );
   }
+
+  app.post<{ Body: BulkBody }>(
+    '/problems/bulk',
+    {
+      // The web UI's; the mobile surface (api/README.md) keeps the one-problem routes.
+      config: { access: 'user' },
+      schema: {
+        operationId: 'bulkProblemAction',
+        tags: ['problems'],
+        summary: 'Acknowledge or resolve several problems at once',
+        description:
+          `Up to ${BULK_LIMIT} ids in one transaction, each through the state machine as the one-problem routes: a problem whose ` +
+          'state forbids the act is reported (outcome conflict, with reason and status) and the rest are done; an unknown id is ' +
+          'reported as not_found. Always 200 with one item per id in the order given. The optional message is stored with ' +
+          'every act done. Allowed for admin and monitor; each act done is audited as problem.acknowledge / problem.resolve.',
+        body: bulkBody,
+        response: { 200: bulkResponse },
+      },
+    },
+    async (req) => {
+      const { ids, action } = req.body;
+      const message = cleanMessage(req.body.message);
+      const outcomes = await applyProblemActions(pg, ids, action, req.user!.username, message);
+      const done = action === 'acknowledge' ? 'acknowledged' : 'resolved';
+      const items = outcomes.map((o) =>
+        o.ok
+          ? { id: o.id, outcome: done, status: done }
+          : o.notFound
+            ? { id: o.id, outcome: 'not_found' as const }
+            : { id: o.id, outcome: 'conflict' as const, reason: o.reason, status: o.status },
+      );
+      for (const o of outcomes) {
+        if (!o.ok) continue;
+        await auditAct(deps, req, o.id, action, message, true);
+        await publishAct(req, o.id, action);
+      }
+      return {
+        done: items.filter((i) => i.outcome === done).length,
+        conflicts: items.filter((i) => i.outcome === 'conflict').length,
+        not_found: items.filter((i) => i.outcome === 'not_found').length,
+        items,
+      };
+    },
+  );
 };
 
 export default problemsRoutes;

@@ -146,6 +146,8 @@ export const problemRowSchema = {
     resolved_at: ndt,
     resolved_by: { type: 'string', enum: ['manual', 'auto', null], nullable: true },
     resolved_by_user: nstr,
+    acknowledged_message: { ...nstr, description: "the operator's message on the current acknowledgement" },
+    resolved_message: { ...nstr, description: "the operator's message on the current manual resolution" },
     reopened_count: int,
     rdg_flap: { type: 'boolean' },
     details: { type: 'object', additionalProperties: true },

@@ -1,4 +1,4 @@
-// Users management (admin only): list, create, edit role and active flag, reset password.
+// Users management (admin only): list, create, edit role and active flag, reset password, remove.
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { ApiError, notFound } from '../errors.ts';
@@ -8,6 +8,7 @@ import {
   InvalidUsernameError,
   LastAdminError,
   listUsers,
+  removeUserKeepingAnAdmin,
   resetPassword,
   updateUserKeepingAnAdmin,
   USERNAME_PATTERN,
@@ -163,6 +164,44 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
       const u = await resetPassword(pg, req.params.id, req.body.password);
       if (!u) throw notFound('user');
       await audit(pg, { actor: req.user!.username, address: req.ip, action: 'user.password_reset', target: u.username });
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete<{ Params: IdParams }>(
+    '/users/:id',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'removeUser',
+        tags,
+        summary: 'Remove a user',
+        description:
+          'Removes the user for good: their sessions end at once (every token refused) and their mobile devices are deleted ' +
+          'with their push subscriptions and enrollment codes. History keeps the name (audit log, acknowledgements). ' +
+          '409 LAST_ADMIN when the user is the last active admin; 409 SELF_REMOVAL for your own account (another admin removes it).',
+        params: idParams,
+        response: {
+          204: { description: 'removed', type: 'null' },
+          404: { description: 'NOT_FOUND' },
+          409: { description: 'LAST_ADMIN or SELF_REMOVAL' },
+        },
+      },
+    },
+    async (req, reply) => {
+      // Refused before the last-admin rule: an admin removing themselves would end their own session mid-act.
+      if (req.params.id === req.user!.id) throw new ApiError(409, 'SELF_REMOVAL', 'you cannot remove your own account');
+      const removed = await removeUserKeepingAnAdmin(pg, req.params.id).catch((err: unknown) => {
+        throw err instanceof LastAdminError ? new ApiError(409, 'LAST_ADMIN', 'the last active admin cannot be removed') : err;
+      });
+      if (!removed) throw notFound('user');
+      await audit(pg, {
+        actor: req.user!.username,
+        address: req.ip,
+        action: 'user.remove',
+        target: removed.user.username,
+        details: { role: removed.user.role, active: removed.user.active, sessions: removed.sessions, devices: removed.devices },
+      });
       return reply.code(204).send();
     },
   );

@@ -352,6 +352,20 @@ export async function pinSshHostKey(db: Db, hostId: number, sha256: string): Pro
   await db.query('UPDATE hosts SET ssh_host_key_sha256 = $2 WHERE id = $1 AND ssh_host_key_sha256 IS NULL', [hostId, sha256]);
 }
 
+/**
+ * Forgets the pinned SSH host key (an admin's act, after a host was reinstalled): the next SSH action
+ * pins the key it then sees. Returns the key that was pinned (null: none), or null when no such host.
+ */
+export async function resetSshHostKey(db: Db, hostId: number): Promise<{ hostname: string; previous: string | null } | null> {
+  const r = await db.query<{ hostname: string; previous: string | null }>(
+    `WITH old AS (SELECT id, ssh_host_key_sha256 FROM hosts WHERE id = $1 FOR UPDATE)
+     UPDATE hosts h SET ssh_host_key_sha256 = NULL FROM old WHERE h.id = old.id
+     RETURNING h.hostname, old.ssh_host_key_sha256 AS previous`,
+    [hostId],
+  );
+  return r.rows[0] ?? null;
+}
+
 /** Records the outcome of an SSH administration check (checked now). */
 export async function setSshAdminOk(db: Db, hostId: number, ok: boolean): Promise<void> {
   await db.query('UPDATE hosts SET ssh_admin_ok = $2, ssh_admin_checked_at = now() WHERE id = $1', [hostId, ok]);

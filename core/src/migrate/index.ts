@@ -1,9 +1,10 @@
 import type { Config } from '@watchpost/runtime';
 import { migratePostgres } from './postgres.ts';
-import { migrateClickhouse } from './clickhouse.ts';
+import { applyClickhouseMigrations, migrateClickhouse } from './clickhouse.ts';
 import { migrateKafka } from './kafka.ts';
 
-export { migratePostgres, migrateClickhouse, migrateKafka };
+// applyClickhouseMigrations: onto any client (chDB in the compatibility tests and benches).
+export { migratePostgres, migrateClickhouse, migrateKafka, applyClickhouseMigrations };
 
 /** Postgres, ClickHouse and Kafka topics; each step is idempotent. */
 export async function migrateAll(config: Config, log: (msg: string) => void = () => {}): Promise<void> {

@@ -133,14 +133,50 @@ describe('notification policy', () => {
     expect(chosen(ev('ssh.login.failed', 'info'), { minSeverity: 'warning', channels: ['webhook'] })).toEqual([]);
   });
 
-  it('rule 10: a severity override applies before the minimum; a hidden type never notifies', () => {
+  it('rule 10: a severity override applies before the minimum; a hidden type of rules 1-2 never notifies', () => {
     const raised: TypeSettings = { overrides: new Map([['ssh.login.failed', 'critical']]), hidden: new Set() };
     const d = decide(ev('ssh.login.failed', 'info'), policy, targets, raised);
     expect(d.rule).toBe('min_severity');
     expect(d.severity).toBe('critical');
-    const hidden: TypeSettings = { overrides: new Map(), hidden: new Set(['agent.lifecycle', 'ssh.login.success']) };
-    expect(chosen(ev('agent.lifecycle', 'critical', 'ssh-monitor'), policy, targets, hidden)).toEqual([]);
-    expect(decide(ev('ssh.login.success', 'info'), policy, targets, hidden).reason).toMatch(/hidden/);
+    const hidden: TypeSettings = { overrides: new Map(), hidden: new Set(['ssh.login.failed', 'ssh.bruteforce.mass']) };
+    const h = decide(ev('ssh.bruteforce.mass', 'critical'), policy, targets, hidden);
+    expect(h.rule).toBeNull();
+    expect(h.reason).toMatch(/event type ssh.bruteforce.mass is hidden \(rule 10\)/);
+    expect(chosen(ev('ssh.login.failed', 'critical'), policy, targets, hidden)).toEqual([]);
+  });
+
+  // Hiding a noisy type is about the lists: what rules 3 to 6 always send still goes out.
+  const hiddenAlways: TypeSettings = {
+    overrides: new Map(),
+    hidden: new Set(['ssh.login.success', 'rdp.login.success', 'agent.lifecycle', 'rdg.connection.success', 'report.daily.rdp']),
+  };
+  it.each<[string, Trigger, string, string[]]>([
+    // rule 3: chat only (the policy channels a visible critical login would add are the noise hidden)
+    ['rule 3 info', ev('ssh.login.success', 'info'), 'login_success', ['chat:ops', 'chat:linux-team']],
+    ['rule 3 critical', ev('rdp.login.success', 'critical'), 'login_success', ['chat:ops', 'chat:linux-team']],
+    // rule 4: always notified, chat by routing and the policy channels
+    [
+      'rule 4',
+      ev('agent.lifecycle', 'info', 'ssh-monitor'),
+      'agent_lifecycle',
+      ['chat:ops', 'chat:linux-team', 'webhook:default', 'email:oncall@example.org', 'push:devices'],
+    ],
+    // rule 5: chat whatever the minimum
+    ['rule 5', ev('rdg.connection.success', 'high'), 'gateway_connection', ['chat:ops', 'chat:linux-team']],
+    // rule 6: the policy channels whatever the minimum, never push
+    ['rule 6', ev('report.daily.rdp', 'info'), 'agent_daily_report', ['webhook:default', 'email:oncall@example.org']],
+  ])('rules 3-6 still send for a hidden type: %s', (_name, trigger, rule, expected) => {
+    const d = decide(trigger, policy, targets, hiddenAlways);
+    expect(d.rule).toBe(rule);
+    expect(chosen(trigger, policy, targets, hiddenAlways)).toEqual(expected);
+    // The explainer ("Why notified?") says the type is hidden and that this does not silence the rule.
+    expect(d.reason).toMatch(/hidden from lists \(rule 10\), which does not silence this rule/);
+  });
+
+  it('a visible type of rules 3-6 says nothing about hiding', () => {
+    expect(decide(ev('ssh.login.success', 'info'), policy, targets, none).reason).not.toMatch(/hidden/);
+    // a visible critical login also reaches the policy channels (rule 1 on top of rule 3)
+    expect(chosen(ev('ssh.login.success', 'critical'))).toContain('webhook:default');
   });
 
   it('rule 10 for problems: a hidden type never notifies; its severity override applies before the minimum', () => {

@@ -44,6 +44,16 @@ export interface Decision {
 
 export const LOGIN_SUCCESS_TYPES = new Set(['ssh.login.success', 'rdp.login.success']);
 
+/** Event types of rules 3 to 6 (sent whatever the minimum severity, hidden or not). */
+export function isAlwaysSentType(type: string): boolean {
+  return (
+    LOGIN_SUCCESS_TYPES.has(type) ||
+    type === 'agent.lifecycle' ||
+    type.startsWith('rdg.connection.') ||
+    type.startsWith('report.daily.')
+  );
+}
+
 /** The chat-routing attribute of an `agent.lifecycle` event: `details.chat_route`, else the agent's product. */
 export function chatRouteOf(event: { source?: { product?: string }; details?: Record<string, unknown> }): string {
   const r = event.details?.chat_route;
@@ -107,10 +117,14 @@ function plan(
     }
   }
   const type = trigger.type;
-  if (isHidden(ts, type)) return { rule: null, reason: `event type ${type} is hidden (rule 10)` };
+  // Rule 10 hides a type from the lists; rules 3-6 say "always", so a hidden type still gets what
+  // those rules always send (and only that: rules 1-2's extra policy channels are the noise hidden).
+  const hidden = isHidden(ts, type);
+  if (hidden && !isAlwaysSentType(type)) return { rule: null, reason: `event type ${type} is hidden (rule 10)` };
   const severity = effectiveSeverity(ts, type, trigger.severity);
-  const above = atOrAbove(severity);
-  const withSeverity = <T extends object>(p: T) => ({ ...p, severity });
+  const above = atOrAbove(severity) && !hidden;
+  const hiddenNote = hidden ? '; the type is hidden from lists (rule 10), which does not silence this rule' : '';
+  const withSeverity = <T extends { reason: string }>(p: T) => ({ ...p, reason: p.reason + hiddenNote, severity });
   if (type === 'agent.lifecycle')
     return withSeverity({
       rule: 'agent_lifecycle' as const,

@@ -148,6 +148,18 @@ export async function lockProblem(c: PoolClient, id: string): Promise<ProblemRow
   return r.rows[0] ?? null;
 }
 
+/** Several problems, locked FOR UPDATE in id order (one lock order for every caller: no deadlock between two bulk acts). */
+export async function lockProblems(c: PoolClient, ids: readonly string[]): Promise<Map<string, ProblemRow>> {
+  const out = new Map<string, ProblemRow>();
+  if (ids.length === 0) return out;
+  const r = await c.query<ProblemRow>(
+    `SELECT ${problemColumns()} FROM problems WHERE id = ANY($1::uuid[]) ORDER BY id FOR UPDATE`,
+    [[...new Set(ids)]],
+  );
+  for (const p of r.rows) out.set(p.id, p);
+  return out;
+}
+
 /** The latest host_silence-like problem of a host and type, locked (live first, then the latest resolved). */
 export async function lockLatestProblem(c: PoolClient, host: string, type: string): Promise<ProblemRow | null> {
   const r = await c.query<ProblemRow>(
@@ -228,6 +240,44 @@ export async function updateProblems(c: PoolClient, updates: readonly ProblemUpd
           resolved_at: p.resolved_at,
           resolved_by: p.resolved_by,
           resolved_by_user: p.resolved_by_user,
+        })),
+      ),
+    ],
+  );
+}
+
+/** An operator's act (acknowledge or resolve) to write: the new state and the operator's optional message. */
+export interface OperatorWrite {
+  id: string;
+  state: ProblemState;
+  /** Stored as acknowledged_message (acknowledge) or resolved_message (resolve); null clears it. */
+  message: string | null;
+  kind: 'acknowledge' | 'resolve';
+}
+
+/** Writes operator acts (the API's acknowledge/resolve, one or many) in one UPDATE, with their messages. */
+export async function writeOperatorActs(c: PoolClient, writes: readonly OperatorWrite[]): Promise<void> {
+  if (writes.length === 0) return;
+  await c.query(
+    `UPDATE problems p SET status = u.status, acknowledged_at = u.acknowledged_at, acknowledged_by = u.acknowledged_by,
+       resolved_at = u.resolved_at, resolved_by = u.resolved_by, resolved_by_user = u.resolved_by_user,
+       acknowledged_message = CASE WHEN u.kind = 'acknowledge' THEN u.message ELSE p.acknowledged_message END,
+       resolved_message = CASE WHEN u.kind = 'resolve' THEN u.message ELSE p.resolved_message END
+     FROM json_to_recordset($1::json) AS u(id uuid, kind text, message text, status text, acknowledged_at timestamptz,
+       acknowledged_by text, resolved_at timestamptz, resolved_by text, resolved_by_user text)
+     WHERE p.id = u.id`,
+    [
+      JSON.stringify(
+        writes.map(({ id, kind, message, state: n }) => ({
+          id,
+          kind,
+          message,
+          status: n.status,
+          acknowledged_at: n.acknowledged_at,
+          acknowledged_by: n.acknowledged_by,
+          resolved_at: n.resolved_at,
+          resolved_by: n.resolved_by,
+          resolved_by_user: n.resolved_by_user,
         })),
       ),
     ],

@@ -154,3 +154,42 @@ export async function updateUserKeepingAnAdmin(
     return u;
   });
 }
+
+export interface RemovedUser {
+  user: UserRecord;
+  /** Refresh-token families (browser and device sessions) that were still live. */
+  sessions: number;
+  /** Mobile devices enrolled for the user (deleted with their sessions and push subscriptions). */
+  devices: number;
+}
+
+/**
+ * Removes a user for good, refusing (LastAdminError) to remove the last active admin; null when the
+ * user does not exist. Sessions, devices and enrollment codes go with the row (ON DELETE CASCADE), so
+ * every token of the user is refused at once; history keeps the name: audit entries, acknowledged_by,
+ * revoked_by and the like are text, not references. The API and the CLI both go through here.
+ */
+export async function removeUserKeepingAnAdmin(pool: Pool, id: number): Promise<RemovedUser | null> {
+  return withTransaction(pool, async (c) => {
+    // The same lock as role and active changes: a removal and a demotion cannot both pass the check.
+    await c.query("SELECT pg_advisory_xact_lock(hashtext('watchpost.users.admins'))");
+    const r = await c.query<Row>(`SELECT ${columns} FROM users WHERE id = $1 FOR UPDATE`, [id]);
+    if (!r.rows[0]) return null;
+    const user = toRecord(r.rows[0]);
+    if (user.role === 'admin' && user.active) {
+      const others = await c.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM users WHERE role = 'admin' AND active AND id <> $1",
+        [id],
+      );
+      if (others.rows[0]!.n === 0) throw new LastAdminError();
+    }
+    const counts = await c.query<{ sessions: number; devices: number }>(
+      `SELECT (SELECT count(DISTINCT family_id)::int FROM refresh_tokens
+                WHERE user_id = $1 AND revoked_at IS NULL AND expires_at > now()) AS sessions,
+              (SELECT count(*)::int FROM devices WHERE user_id = $1) AS devices`,
+      [id],
+    );
+    await c.query('DELETE FROM users WHERE id = $1', [id]);
+    return { user, sessions: counts.rows[0]!.sessions, devices: counts.rows[0]!.devices };
+  });
+}

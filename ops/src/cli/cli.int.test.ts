@@ -96,6 +96,21 @@ describe('npm run cli -- users', () => {
       { action: 'user.update', target: 'bob' },
     ]);
   });
+
+  it('removes a user (audited, the audit log keeps the name), never the last active admin', async () => {
+    const last = await cli(['users', 'remove', 'alice']);
+    expect(last).toMatchObject({ code: 1, stderr: expect.stringMatching(/the last active admin cannot be removed/) });
+    expect(await row('alice')).toBeDefined();
+    const r = await cli(['users', 'remove', 'BOB'], '', true);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/removed user bob: 0 session\(s\) ended, 0 device\(s\) removed/);
+    expect(await row('bob')).toBeUndefined();
+    const audit = await stores.pg.query("SELECT action, target, details FROM audit_log WHERE action = 'user.remove'");
+    expect(audit.rows).toEqual([
+      { action: 'user.remove', target: 'bob', details: { role: 'admin', active: false, sessions: 0, devices: 0 } },
+    ]);
+    expect(await cli(['users', 'remove', 'bob'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/no user "bob"/) });
+  });
 });
 
 describe('npm run cli -- api-keys', () => {

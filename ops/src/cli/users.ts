@@ -6,6 +6,7 @@ import {
   getUserByName,
   listUsers,
   normalizeUsername,
+  removeUserKeepingAnAdmin,
   resetPassword,
   updateUserKeepingAnAdmin,
   LastAdminError,
@@ -88,6 +89,27 @@ export async function usersCommand(pool: Pool, args: string[], opts: { role?: st
       await resetPassword(pool, u.id, password);
       await audit(pool, { actor, address: null, action: 'user.password_reset', target: u.username });
       out(`password of ${u.username} changed; its existing sessions are ended`);
+      return;
+    }
+    case 'remove': {
+      const u = await requireUser(pool, name);
+      let removed;
+      try {
+        removed = await removeUserKeepingAnAdmin(pool, u.id);
+      } catch (err) {
+        if (err instanceof LastAdminError) throw new RefusedError('refused: the last active admin cannot be removed');
+        throw err;
+      }
+      if (!removed) throw new RefusedError(`no user "${u.username}"`);
+      const { sessions, devices } = removed;
+      await audit(pool, {
+        actor,
+        address: null,
+        action: 'user.remove',
+        target: u.username,
+        details: { role: u.role, active: u.active, sessions, devices },
+      });
+      out(`removed user ${u.username}: ${sessions} session(s) ended, ${devices} device(s) removed; the audit log keeps the name`);
       return;
     }
     default:

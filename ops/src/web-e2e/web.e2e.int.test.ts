@@ -234,13 +234,19 @@ describe('web UI in a browser', () => {
     expect(await page.textContent('[data-testid=problem-status]')).toBe('open');
     await page.click('button:has-text("Acknowledge")');
     await page.waitForFunction(() => document.querySelector('[data-testid=problem-status]')?.textContent === 'acknowledged');
-    await page.click('button:has-text("Resolve")');
-    await page.waitForFunction(() => document.querySelector('[data-testid=problem-status]')?.textContent === 'resolved');
+    expect(await page.isDisabled('button:has-text("Acknowledge")')).toBe(true);
+    // Someone else resolves it meanwhile: this page still offers Resolve, and the API's 409 is explained.
+    await srv.h.stores.pg.query(
+      `UPDATE problems SET status = 'resolved', resolved_at = now(), resolved_by = 'manual', resolved_by_user = 'other' WHERE id = $1`,
+      [fx.problemIds.PA],
+    );
     await page.click('button:has-text("Resolve")');
     await page.waitForSelector('[data-testid=problem-action-error]');
     expect(await page.textContent('[data-testid=problem-action-error]')).toBe(
       'Cannot resolve: this problem is already resolved.',
     );
+    await page.waitForFunction(() => document.querySelector('[data-testid=problem-status]')?.textContent === 'resolved');
+    expect(await page.isDisabled('button:has-text("Resolve")')).toBe(true);
     await screenshots(page, '06-problem');
     expect(await axeSerious(page)).toEqual([]);
   });

@@ -99,11 +99,12 @@ api.use(auth);
 export function errorText(error: unknown, fallback = 'The request failed'): string {
   const e = (error as Partial<ApiErrorBody> | undefined)?.error;
   if (!e || typeof e.message !== 'string') return fallback;
-  // A schema failure names the field (api/src/errors.ts details): "invalid body" alone helps nobody.
+  // A schema failure names the field (api/src/errors.ts details) in words: "Port: must be at most
+  // 65535", not "invalid body: port must be <= 65535".
   if (e.code === 'VALIDATION_FAILED' && Array.isArray(e.details) && e.details.length > 0) {
     const parts = (e.details as ValidationDetail[]).slice(0, 3).map(validationPart);
     const more = e.details.length > 3 ? ` (and ${e.details.length - 3} more)` : '';
-    return `${e.message}: ${parts.join('; ')}${more}`;
+    return `${parts.join('; ')}${more}`;
   }
   return e.message;
 }
@@ -114,11 +115,82 @@ interface ValidationDetail {
   message?: string;
 }
 
+const WORDS: Record<string, string> = {
+  url: 'URL',
+  uri: 'URL',
+  ip: 'IP',
+  id: 'ID',
+  tls: 'TLS',
+  smtp: 'SMTP',
+  ssh: 'SSH',
+  winrm: 'WinRM',
+  http: 'HTTP',
+  https: 'HTTPS',
+};
+
+/** `/webhook/destinations/0/url` -> "Webhook destinations item 1 URL"; a missing or unknown field's own name comes last. */
+export function fieldLabel(pointer: string | undefined, property?: string): string {
+  const segments = (pointer ?? '/').split('/').filter(Boolean);
+  if (property) segments.push(property);
+  const words = segments.map((seg) =>
+    /^\d+$/.test(seg)
+      ? `item ${Number(seg) + 1}`
+      : seg
+          .split(/[_-]/)
+          .map((w) => WORDS[w.toLowerCase()] ?? w)
+          .join(' '),
+  );
+  const text = words.join(' ');
+  return text ? text.charAt(0).toUpperCase() + text.slice(1) : '';
+}
+
+const FORMATS: Record<string, string> = {
+  uri: 'a full URL (https://…)',
+  email: 'an e-mail address',
+  'date-time': 'a date and time',
+  date: 'a date',
+  uuid: 'a UUID',
+  ipv4: 'an IPv4 address',
+  hostname: 'a host name',
+};
+
+/** ajv's message (fastify's validator) in plain words. */
+export function validationWords(message: string): string {
+  let m: RegExpMatchArray | null;
+  if ((m = message.match(/^must be (<=|>=|<|>) (-?[\d.]+)$/))) {
+    const [, op, n] = m;
+    const words: Record<string, string> = { '<=': 'at most', '>=': 'at least', '<': 'less than', '>': 'more than' };
+    return `must be ${words[op!]} ${n}`;
+  }
+  if ((m = message.match(/^must NOT have (fewer|more) than (\d+) (characters|items|properties)$/))) {
+    const [, dir, n, what] = m;
+    return `must have ${dir === 'fewer' ? 'at least' : 'at most'} ${n} ${Number(n) === 1 ? what!.replace(/s$/, '').replace(/ie$/, 'y') : what}`;
+  }
+  if ((m = message.match(/^must be (integer|number|string|boolean|array|object|null)(,.*)?$/))) {
+    const kinds: Record<string, string> = {
+      integer: 'a whole number',
+      number: 'a number',
+      string: 'text',
+      boolean: 'on or off',
+      array: 'a list',
+      object: 'a set of fields',
+      null: 'empty',
+    };
+    return `must be ${kinds[m[1]!]}`;
+  }
+  if ((m = message.match(/^must match format "([^"]+)"$/))) return `must be ${FORMATS[m[1]!] ?? `in the ${m[1]} format`}`;
+  if (/^must match pattern/.test(message)) return 'is not in the expected form';
+  if (/^must have required property/.test(message)) return 'is required';
+  if (/^must NOT have additional properties$/.test(message)) return 'is not a known field';
+  if (/^must be equal to one of the allowed values$/.test(message)) return 'is not one of the allowed values';
+  if (/^must NOT have duplicate items/.test(message)) return 'must not list the same value twice';
+  return message;
+}
+
 function validationPart(d: ValidationDetail): string {
-  const path = (d.pointer ?? '/').replace(/^\//, '').replace(/\//g, '.');
-  const msg = d.message ?? 'is invalid';
-  const text = path ? `${path} ${msg}` : msg;
-  return d.property && !msg.includes(d.property) ? `${text}: ${d.property}` : text;
+  const label = fieldLabel(d.pointer, d.property);
+  const words = validationWords(d.message ?? 'is invalid');
+  return label ? `${label}: ${words}` : words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 export function errorCode(error: unknown): string | undefined {

@@ -126,7 +126,13 @@ export interface paths {
     get?: never;
     put?: never;
     post?: never;
-    delete?: never;
+    /**
+     * Remove a user
+     * @description Removes the user for good: their sessions end at once (every token refused) and their mobile devices are deleted with their push subscriptions and enrollment codes. History keeps the name (audit log, acknowledgements). 409 LAST_ADMIN when the user is the last active admin; 409 SELF_REMOVAL for your own account (another admin removes it).
+     *
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    delete: operations['removeUser'];
     options?: never;
     head?: never;
     /**
@@ -243,7 +249,7 @@ export interface paths {
     };
     /**
      * Audit log
-     * @description Logins (success, failure, rate limit), refresh-token reuse, logouts, user changes, setting changes, API key changes and host deletions. `action` matches by prefix on dot boundaries (`auth.login` matches `auth.login.failure`). For the next page pass `before_id` = the last id of this page.
+     * @description Logins (success, failure, rate limit), refresh-token reuse, logouts, user changes, setting changes, API key changes, host deletions and problem acknowledge/resolve (problem.acknowledge, problem.resolve). `action` matches by prefix on dot boundaries (`auth.login` matches `auth.login.failure`). For the next page pass `before_id` = the last id of this page.
      *
      *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      *
@@ -337,13 +343,61 @@ export interface paths {
     };
     /**
      * List events, newest first
-     * @description Filters combine with AND. `severity` matches the severity after the per-type override. `type` matches the type itself and every type below it (`rdg.connection` matches `rdg.connection.success`, ...). `from`/`to` are inclusive bounds on occurred_at: an ISO 8601 date (a whole UTC day) or a date-time. Types hidden by the visibility setting are left out. `total` is exact (an event delivered twice is counted once).
+     * @description Filters combine with AND. `hostname` matches hosts whose hostname or display name is it (ignoring case; a prefix with a trailing *); `q` searches title and summary (substring) and user, source address, hostname and display name (prefix); `user` and `source_ip` are exact or a prefix ending in `*`. `severity` matches the severity after the per-type override. `type` matches the type itself and every type below it (`rdg.connection` matches `rdg.connection.success`, ...). `from`/`to` are inclusive bounds on occurred_at: an ISO 8601 date (a whole UTC day) or a date-time with offset (second precision). Types hidden by the visibility setting are left out. `total` is exact (an event delivered twice is counted once).
      *
      *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      *
      *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     get: operations['listEvents'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/events/facets': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Top values of host, type, user and source address among the matching events
+     * @description Same filters as GET /events. For each field the `limit` most frequent values, most first (ties by value); an empty user or source address is left out. Counted as stored rows: a redelivered event not yet merged may count twice (the list total is exact).
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    get: operations['eventFacets'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/events/histogram': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Matching events per time bucket over the range
+     * @description Same filters as GET /events; `to` defaults to now and `from` to 24 h before `to`. The bucket size follows the range (at most 40 buckets of 1, 5, 10, 15, 30 min, 1, 3, 6, 12 h, 1, 7, 30 days: 15 min -> 1 min, 1 h -> 5 min, 24 h -> 1 h, 7 d -> 6 h); buckets start at multiples of their size since the epoch (UTC), the first one at or before `from`. Every bucket is listed, empty ones with 0. Counts are exact.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    get: operations['eventHistogram'];
     put?: never;
     post?: never;
     delete?: never;
@@ -423,6 +477,28 @@ export interface paths {
      *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     delete: operations['deleteHost'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/hosts/{id}/ssh-host-key/reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Forget the pinned SSH host key of a host
+     * @description SSH actions pin the host key seen at the first connection and refuse a different one. After a host was reinstalled (or its key rotated), this forgets the pinned key: the next SSH action pins whatever key the host then presents, so check the host first. Audited as host.ssh_host_key.reset with the key that was pinned.
+     *
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    post: operations['resetHostSshKey'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -570,7 +646,7 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * List problems, newest first
+     * List problems, newest first (or in `sort` order)
      * @description Metrics rule: with `created_within_hours` and no `status`, the list holds only open and acknowledged problems created in that window; resolved ones of the window are counted apart in `counts.resolved`. An explicit `status` is honoured as given. `counts` has every status under the other filters. Severity is matched after the per-type override; problems of hidden types are left out. `type` matches the type and every type below it.
      *
      *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
@@ -619,7 +695,7 @@ export interface paths {
     put?: never;
     /**
      * Acknowledge a problem (open -> acknowledged)
-     * @description 409 CONFLICT when the state machine refuses: acknowledge is allowed only from open, resolve from open or acknowledged. details.reason is ALREADY_ACKNOWLEDGED or ALREADY_RESOLVED, details.status the current status.
+     * @description 409 CONFLICT when the state machine refuses: acknowledge is allowed only from open, resolve from open or acknowledged. details.reason is ALREADY_ACKNOWLEDGED or ALREADY_RESOLVED, details.status the current status. Optional JSON body {"message"} (at most 1000 characters) is stored as the problem's acknowledged_message. Allowed for admin and monitor; audited as problem.acknowledge.
      *
      *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
@@ -641,11 +717,33 @@ export interface paths {
     put?: never;
     /**
      * Resolve a problem (open or acknowledged -> resolved, resolved_by manual)
-     * @description 409 CONFLICT when the state machine refuses: acknowledge is allowed only from open, resolve from open or acknowledged. details.reason is ALREADY_ACKNOWLEDGED or ALREADY_RESOLVED, details.status the current status.
+     * @description 409 CONFLICT when the state machine refuses: acknowledge is allowed only from open, resolve from open or acknowledged. details.reason is ALREADY_ACKNOWLEDGED or ALREADY_RESOLVED, details.status the current status. Optional JSON body {"message"} (at most 1000 characters) is stored as the problem's resolved_message. Allowed for admin and monitor; audited as problem.resolve.
      *
      *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      */
     post: operations['resolveProblem'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/problems/bulk': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Acknowledge or resolve several problems at once
+     * @description Up to 200 ids in one transaction, each through the state machine as the one-problem routes: a problem whose state forbids the act is reported (outcome conflict, with reason and status) and the rest are done; an unknown id is reported as not_found. Always 200 with one item per id in the order given. The optional message is stored with every act done. Allowed for admin and monitor; each act done is audited as problem.acknowledge / problem.resolve.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    post: operations['bulkProblemAction'];
     delete?: never;
     options?: never;
     head?: never;
@@ -660,8 +758,8 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * Dashboard figures of the last 24 hours
-     * @description Event figures cover events whose occurred_at is within the last 24 hours, types hidden by the visibility setting left out everywhere (heartbeat and daily-report counters included), severities after the per-type override.
+     * Dashboard figures of the last 24 hours (or of a chosen window)
+     * @description Event figures cover events whose occurred_at is within the window: by default exactly the last 24 hours to the second (the same events as GET /events?from=<now-24h>&to=<now>); `range` picks another rolling window, `from`/`to` an absolute one (at most 31 days; `to` defaults to now). Types hidden by the visibility setting are left out everywhere (heartbeat and daily-report counters included), severities after the per-type override. The `*_24h` names are kept for the default window; they count the chosen window.
      *
      *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      *
@@ -1626,6 +1724,30 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/system/status': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The service’s own health: ingest rate, consumer lag, queue depths, stores
+     * @description Cached for 5 s. Each probe is bounded (1500 ms): a store that is down or hangs is reported `down` and the parts that need it carry nulls; the route itself answers 200.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    get: operations['getSystemStatus'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/agent/poll': {
     parameters: {
       query?: never;
@@ -2232,6 +2354,122 @@ export interface operations {
         };
       };
       /** @description USER_EXISTS */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  removeUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description LAST_ADMIN or SELF_REMOVAL */
       409: {
         headers: {
           [name: string]: unknown;
@@ -3493,13 +3731,19 @@ export interface operations {
   listEvents: {
     parameters: {
       query?: {
-        /** @description exact hostname */
+        /** @description hosts whose hostname or display name is this, ignoring case; a prefix when it ends in * (`web*`) */
         hostname?: string;
+        /** @description free text (one phrase): a substring of title or summary, or the start of user, hostname or display name (all ignoring case), or the start of the source address */
+        q?: string;
+        /** @description actor_user, ignoring case: exact, or a prefix when it ends with `*` (e.g. adm*) */
+        user?: string;
+        /** @description source address: exact, or a prefix when it ends with `*` (e.g. 203.0.113.*) */
+        source_ip?: string;
         /** @description one severity or a comma list, e.g. high,critical */
         severity?: string;
-        /** @description occurred_at from (inclusive): YYYY-MM-DD or ISO 8601 date-time */
+        /** @description occurred_at from (inclusive): YYYY-MM-DD (a UTC day) or an ISO 8601 date-time with offset */
         from?: string;
-        /** @description occurred_at to (inclusive): YYYY-MM-DD (whole day) or ISO 8601 date-time */
+        /** @description occurred_at to (inclusive): YYYY-MM-DD (the whole UTC day) or an ISO 8601 date-time with offset */
         to?: string;
         /** @description type prefix on dot boundaries, e.g. rdg.connection */
         type?: string;
@@ -3585,6 +3829,249 @@ export interface operations {
       };
       /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  eventFacets: {
+    parameters: {
+      query?: {
+        /** @description hosts whose hostname or display name is this, ignoring case; a prefix when it ends in * (`web*`) */
+        hostname?: string;
+        /** @description free text (one phrase): a substring of title or summary, or the start of user, hostname or display name (all ignoring case), or the start of the source address */
+        q?: string;
+        /** @description actor_user, ignoring case: exact, or a prefix when it ends with `*` (e.g. adm*) */
+        user?: string;
+        /** @description source address: exact, or a prefix when it ends with `*` (e.g. 203.0.113.*) */
+        source_ip?: string;
+        /** @description one severity or a comma list, e.g. high,critical */
+        severity?: string;
+        /** @description occurred_at from (inclusive): YYYY-MM-DD (a UTC day) or an ISO 8601 date-time with offset */
+        from?: string;
+        /** @description occurred_at to (inclusive): YYYY-MM-DD (the whole UTC day) or an ISO 8601 date-time with offset */
+        to?: string;
+        /** @description type prefix on dot boundaries, e.g. rdg.connection */
+        type?: string;
+        /** @description values per field */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            hostname: {
+              value: string;
+              /** @description hostname only: the display name */
+              label?: string;
+              events: number;
+            }[];
+            type: {
+              value: string;
+              /** @description hostname only: the display name */
+              label?: string;
+              events: number;
+            }[];
+            actor_user: {
+              value: string;
+              /** @description hostname only: the display name */
+              label?: string;
+              events: number;
+            }[];
+            source_ip: {
+              value: string;
+              /** @description hostname only: the display name */
+              label?: string;
+              events: number;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  eventHistogram: {
+    parameters: {
+      query?: {
+        /** @description hosts whose hostname or display name is this, ignoring case; a prefix when it ends in * (`web*`) */
+        hostname?: string;
+        /** @description free text (one phrase): a substring of title or summary, or the start of user, hostname or display name (all ignoring case), or the start of the source address */
+        q?: string;
+        /** @description actor_user, ignoring case: exact, or a prefix when it ends with `*` (e.g. adm*) */
+        user?: string;
+        /** @description source address: exact, or a prefix when it ends with `*` (e.g. 203.0.113.*) */
+        source_ip?: string;
+        /** @description one severity or a comma list, e.g. high,critical */
+        severity?: string;
+        /** @description occurred_at from (inclusive): YYYY-MM-DD (a UTC day) or an ISO 8601 date-time with offset */
+        from?: string;
+        /** @description occurred_at to (inclusive): YYYY-MM-DD (the whole UTC day) or an ISO 8601 date-time with offset */
+        to?: string;
+        /** @description type prefix on dot boundaries, e.g. rdg.connection */
+        type?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** Format: date-time */
+            from: string;
+            /**
+             * Format: date-time
+             * @description exclusive end
+             */
+            to: string;
+            bucket_seconds: number;
+            buckets: {
+              /** Format: date-time */
+              start: string;
+              events: number;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
         headers: {
           [name: string]: unknown;
         };
@@ -4074,6 +4561,112 @@ export interface operations {
              * @enum {string}
              */
             events: 'deletion_submitted';
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  resetHostSshKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: number;
+            hostname: string;
+            /** @description the SHA-256 (hex) of the key that was pinned; null when none was */
+            previous_sha256: string | null;
           };
         };
       };
@@ -5125,6 +5718,8 @@ export interface operations {
         /** @description one of info, warning, high, critical or a comma list */
         severity?: string;
         created_within_hours?: number;
+        /** @description order of the list: created_at, last_seen, count or severity (the effective one: critical > high > warning > info); `-` first for descending. Ties: newest created first. */
+        sort?: 'created_at' | '-created_at' | 'last_seen' | '-last_seen' | 'count' | '-count' | 'severity' | '-severity';
         /** @description 1-based page number */
         page?: number;
         /** @description rows per page (max 500) */
@@ -5187,6 +5782,10 @@ export interface operations {
               /** @enum {string|null} */
               resolved_by?: 'manual' | 'auto' | null;
               resolved_by_user?: string | null;
+              /** @description the operator's message on the current acknowledgement */
+              acknowledged_message?: string | null;
+              /** @description the operator's message on the current manual resolution */
+              resolved_message?: string | null;
               reopened_count?: number;
               rdg_flap: boolean;
               details?: {
@@ -5298,6 +5897,10 @@ export interface operations {
             /** @enum {string|null} */
             resolved_by?: 'manual' | 'auto' | null;
             resolved_by_user?: string | null;
+            /** @description the operator's message on the current acknowledgement */
+            acknowledged_message?: string | null;
+            /** @description the operator's message on the current manual resolution */
+            resolved_message?: string | null;
             reopened_count?: number;
             rdg_flap: boolean;
             details?: {
@@ -5393,7 +5996,14 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description optional operator message (at most 1000 characters; blank = none), shown in the timeline */
+          message?: string;
+        };
+      };
+    };
     responses: {
       /** @description Default Response */
       200: {
@@ -5436,6 +6046,10 @@ export interface operations {
             /** @enum {string|null} */
             resolved_by?: 'manual' | 'auto' | null;
             resolved_by_user?: string | null;
+            /** @description the operator's message on the current acknowledgement */
+            acknowledged_message?: string | null;
+            /** @description the operator's message on the current manual resolution */
+            resolved_message?: string | null;
             reopened_count?: number;
             rdg_flap: boolean;
             details?: {
@@ -5546,7 +6160,14 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description optional operator message (at most 1000 characters; blank = none), shown in the timeline */
+          message?: string;
+        };
+      };
+    };
     responses: {
       /** @description Default Response */
       200: {
@@ -5589,6 +6210,10 @@ export interface operations {
             /** @enum {string|null} */
             resolved_by?: 'manual' | 'auto' | null;
             resolved_by_user?: string | null;
+            /** @description the operator's message on the current acknowledgement */
+            acknowledged_message?: string | null;
+            /** @description the operator's message on the current manual resolution */
+            resolved_message?: string | null;
             reopened_count?: number;
             rdg_flap: boolean;
             details?: {
@@ -5690,9 +6315,133 @@ export interface operations {
       };
     };
   };
-  getDashboardSummary: {
+  bulkProblemAction: {
     parameters: {
       query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          ids: string[];
+          /** @enum {string} */
+          action: 'acknowledge' | 'resolve';
+          /** @description optional operator message (at most 1000 characters; blank = none), shown in the timeline */
+          message?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description problems this call acknowledged or resolved */
+            done: number;
+            /** @description problems whose state forbade the act */
+            conflicts: number;
+            not_found: number;
+            /** @description one outcome per id, in the order given */
+            items: {
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              outcome: 'acknowledged' | 'resolved' | 'conflict' | 'not_found';
+              /**
+               * @description with conflict
+               * @enum {string}
+               */
+              reason?: 'ALREADY_ACKNOWLEDGED' | 'ALREADY_RESOLVED';
+              /**
+               * @description the problem's status after this call
+               * @enum {string}
+               */
+              status?: 'open' | 'acknowledged' | 'resolved';
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getDashboardSummary: {
+    parameters: {
+      query?: {
+        /** @description rolling window ending now (default 24h when neither range nor from/to is given) */
+        range?: '15m' | '1h' | '24h' | '7d';
+        /** @description occurred_at from (inclusive): YYYY-MM-DD or ISO 8601 date-time, as on GET /events */
+        from?: string;
+        /** @description occurred_at to (inclusive, to the second): YYYY-MM-DD (whole day) or ISO 8601 date-time; default now */
+        to?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
@@ -5708,13 +6457,13 @@ export interface operations {
           'application/json': {
             /** Format: date-time */
             generated_at: string;
-            /** @description occurred_at window of the event figures: [from, to] */
+            /** @description occurred_at window of the event figures: [from, to) (to exclusive), its length in hours (0.01) */
             window: {
               /** Format: date-time */
-              from?: string;
+              from: string;
               /** Format: date-time */
-              to?: string;
-              hours?: number;
+              to: string;
+              hours: number;
             };
             /** @description events of visible types in the window */
             events_24h: number;
@@ -5725,7 +6474,7 @@ export interface operations {
               high: number;
               critical: number;
             };
-            /** @description events per UTC hour (hours without events are left out) */
+            /** @description events per UTC hour of the window, every hour it touches (the first and last may be partial), empty hours as 0 */
             events_by_hour: {
               hour: string;
               events: number;
@@ -5763,7 +6512,7 @@ export interface operations {
             open_problems: number;
             /** @description problems in status acknowledged (any age) */
             acknowledged_problems: number;
-            /** @description metrics rule: problems created in the last 24 h; total = open + acknowledged; resolved counted apart */
+            /** @description metrics rule: problems created in the last 24 h (whatever the window); total = open + acknowledged; resolved counted apart */
             problems_24h: {
               open: number;
               acknowledged: number;
@@ -5813,7 +6562,7 @@ export interface operations {
           };
         };
       };
-      /** @description VALIDATION_FAILED: the request does not match the schema */
+      /** @description BAD_REQUEST */
       400: {
         headers: {
           [name: string]: unknown;
@@ -5821,7 +6570,6 @@ export interface operations {
         content: {
           'application/json': {
             error: {
-              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
               code: string;
               message: string;
               details?: unknown;
@@ -12081,6 +12829,137 @@ export interface operations {
       };
       /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getSystemStatus: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /**
+             * Format: date-time
+             * @description when the probes ran (cached for a few seconds)
+             */
+            generated_at: string;
+            ingest: {
+              /** @enum {string} */
+              status: 'up' | 'down';
+              /** @description events stored with received_at in the last full minute */
+              events_last_minute: number | null;
+              events_per_second: number | null;
+            };
+            consumers: {
+              /** @enum {string} */
+              status: 'up' | 'down';
+              groups: {
+                /** @description store, correlate, stream or notify */
+                group: string;
+                /** @description messages not yet committed by the group; null: unknown */
+                lag: number | null;
+                /** @description consumers in the group now */
+                members: number | null;
+                /** @description Kafka's group state (Stable, Empty, ...) */
+                state: string | null;
+              }[];
+            };
+            queues: {
+              /** @enum {string} */
+              status: 'up' | 'down';
+              items: {
+                queue: string;
+                waiting: number;
+                active: number;
+                delayed: number;
+                failed: number;
+              }[];
+            };
+            stores: {
+              /** @enum {string} */
+              name: 'postgres' | 'redis' | 'clickhouse' | 'kafka';
+              /** @enum {string} */
+              status: 'up' | 'down';
+              latency_ms: number | null;
+              /** @enum {string|null} */
+              error: 'timed out' | 'unreachable' | null;
+            }[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
         headers: {
           [name: string]: unknown;
         };

@@ -2,7 +2,17 @@ export function fmtTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
-  return d.toLocaleString(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+  // With the zone (e.g. "CET", "GMT+1"): a time on screen names the clock it is read on.
+  // (timeZoneName cannot be combined with dateStyle/timeStyle, hence the fields.)
+  return d.toLocaleString(undefined, {
+    year: '2-digit',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    second: '2-digit',
+    timeZoneName: 'short',
+  });
 }
 
 export function fmtAgo(iso: string | null | undefined): string {

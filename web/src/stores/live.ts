@@ -1,7 +1,11 @@
-// The dashboard summary kept current by the live stream: `events` frames add to the counters at once;
-// `problems` and `hosts` frames (and, at most every 10 s, `events`) reload the summary's lists. No polling.
+// The live stream for the whole UI. The dashboard summary is kept current: `events` frames add to the
+// counters at once; `problems` and `hosts` frames (and, at most every 10 s, `events`) reload the summary's
+// lists. No polling. Views that list problems or hosts subscribe to the frames (`subscribe`) and to
+// `connected` (each time the stream is established: frames sent before it, while the view loaded or the
+// stream was down, were missed: reload). `status` is what the
+// connection indicator shows: live / connecting / offline (the browser says it has no network).
 import { defineStore } from 'pinia';
-import { ref } from 'vue';
+import { computed, ref } from 'vue';
 import { api, errorText, type Summary } from '../api/client';
 import { openLiveStream, type LiveConnection, type LiveFrame } from '../api/live';
 
@@ -12,16 +16,34 @@ interface EventsFrame {
   daily_reports: number;
   heartbeats: number;
 }
-interface HostsFrame {
+export interface HostsFrame {
   kind: 'hosts';
+  at: string;
+  hostname: string;
+  status: 'online' | 'stale' | 'removed';
+  previous: 'online' | 'stale' | null;
   counts: { total: number; online: number; stale: number };
 }
+export interface ProblemsFrame {
+  kind: 'problems';
+  action: 'opened' | 'reopened' | 'acknowledged' | 'resolved';
+  problem: { id: string | null; host: string; type: string; title: string; severity: string; status?: string };
+}
+/** What a view can listen to: the stream's frames by kind, and `connected` (the stream is (re)established). */
+export type LiveTopic = 'events' | 'problems' | 'hosts' | 'connected';
+type Listener = (data: unknown) => void;
 
 export const useLive = defineStore('live', () => {
   const summary = ref<Summary | null>(null);
   const error = ref('');
   const connected = ref(false);
   const liveEvents = ref(0);
+  const online = ref(typeof navigator === 'undefined' ? true : navigator.onLine);
+  const status = computed<'live' | 'connecting' | 'offline'>(() =>
+    connected.value ? 'live' : online.value ? 'connecting' : 'offline',
+  );
+  const listeners = new Map<LiveTopic, Set<Listener>>();
+  let everConnected = false;
   let conn: LiveConnection | null = null;
   let reloadTimer: ReturnType<typeof setTimeout> | null = null;
   let lastReload = 0;
@@ -44,7 +66,31 @@ export const useLive = defineStore('live', () => {
     }, wait);
   }
 
+  /** Calls `fn` for each frame of `topic` until the returned function is called. */
+  function subscribe(topic: LiveTopic, fn: Listener): () => void {
+    const set = listeners.get(topic) ?? new Set<Listener>();
+    set.add(fn);
+    listeners.set(topic, set);
+    return () => set.delete(fn);
+  }
+
+  function emit(topic: LiveTopic, data: unknown) {
+    for (const fn of listeners.get(topic) ?? []) fn(data);
+  }
+
+  function setConnected(c: boolean) {
+    const up = c && !connected.value;
+    if (up && everConnected && summary.value) reloadSoon(0);
+    if (c) everConnected = true;
+    connected.value = c;
+    if (up) emit('connected', null);
+  }
+
+  const onOnline = () => (online.value = true);
+  const onOffline = () => (online.value = false);
+
   function apply(f: LiveFrame) {
+    if (f.event === 'events' || f.event === 'problems' || f.event === 'hosts') emit(f.event, f.data);
     const s = summary.value;
     if (f.event === 'events' && s) {
       const m = f.data as EventsFrame;
@@ -68,16 +114,22 @@ export const useLive = defineStore('live', () => {
 
   function start() {
     if (conn) return;
-    conn = openLiveStream(apply, (c) => (connected.value = c));
+    online.value = navigator.onLine;
+    window.addEventListener('online', onOnline);
+    window.addEventListener('offline', onOffline);
+    conn = openLiveStream(apply, setConnected);
   }
 
   function stop() {
     conn?.close();
     conn = null;
     connected.value = false;
+    everConnected = false;
+    window.removeEventListener('online', onOnline);
+    window.removeEventListener('offline', onOffline);
     if (reloadTimer) clearTimeout(reloadTimer);
     reloadTimer = null;
   }
 
-  return { summary, error, connected, liveEvents, load, start, stop };
+  return { summary, error, connected, status, liveEvents, load, start, stop, subscribe };
 });

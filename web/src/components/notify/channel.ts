@@ -19,6 +19,8 @@ export interface ChannelForm<C extends NotifyChannel> {
   /** Puts the loaded settings into the form (secret inputs empty: an empty secret keeps the stored one). */
   fill(view: ChannelView): void;
   body(): ChannelBody<C>;
+  /** Why the form cannot be saved as it is (checked before saving, web/src/lib/validate.ts), or null. */
+  problem?(): string | null;
 }
 
 export const str = (v: unknown) => (typeof v === 'string' ? v : '');
@@ -42,7 +44,8 @@ export function useChannel<C extends NotifyChannel>(channel: C, form: ChannelFor
   }
 
   async function save() {
-    state.error = '';
+    state.error = form.problem?.() ?? '';
+    if (state.error) return;
     const { data, error } = await api.PUT(`/api/v1/settings/notifications/channels/${c}`, { body: form.body() as never });
     if (!data) {
       state.error = errorText(error, 'Could not save');
