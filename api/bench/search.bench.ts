@@ -8,8 +8,9 @@
 // BENCH_CHDB_EVENTS (default BENCH_EVENTS; 0 skips chDB), BENCH_REQUESTS (20), BENCH_HOSTS,
 // BENCH_KEEP=1 keeps the 18.16 database.
 import Fastify from 'fastify';
+import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { queryRows, sql, createQueue, createRedis, type ClickHouseClient, type Pool } from '@watchpost/runtime';
+import { occurredRangeSql, queryRows, sql, createQueue, createRedis, type ClickHouseClient, type Pool } from '@watchpost/runtime';
 import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schemas';
 import { createTestStores, testConfig } from '@watchpost/testkit';
 import { createChdbClient } from '@watchpost/testkit/chdb';
@@ -91,7 +92,7 @@ function kinds(now: number): [string, string][] {
     ['user 7 d (user=u7)', `?user=u7&${d7}&${page}`],
     ['source address 24 h', `?source_ip=198.51.3.3&${d1}&${page}`],
     ['source address prefix 7 d', `?source_ip=${encodeURIComponent('198.51.77.*')}&${d7}&${page}`],
-    ['hostname prefix 24 h (Office PC 4)', `?hostname=${encodeURIComponent('Office PC 4')}&${d1}&${page}`],
+    ['hostname prefix 24 h (Office PC 4*)', `?hostname=${encodeURIComponent('Office PC 4*')}&${d1}&${page}`],
     ['hostname prefix 7 d (host-1*)', `?hostname=host-1*&${d7}&${page}`],
     ['facets 24 h', `/facets?${d1}`],
     ['facets 7 d', `/facets?${d7}`],
@@ -163,6 +164,17 @@ async function measure(engine: string, ch: ClickHouseClient, database: string, p
     }
     out.push({ kind, p50: percentile(t, 50), p95: percentile(t, 95), result });
   }
+  // The machine's own speed in the same run: a bare count over 7 days (reads occurred_at only).
+  const bare: number[] = [];
+  for (let i = 0; i < REQUESTS; i++) {
+    const s = performance.now();
+    await queryRows(
+      ch,
+      sql`SELECT count() AS n FROM events WHERE ${occurredRangeSql({ from: new Date((now - 7 * 86_400) * 1000) })}`,
+    );
+    bare.push(performance.now() - s);
+  }
+  out.push({ kind: 'baseline: bare count() 7 d (ClickHouse)', p50: percentile(bare, 50), p95: percentile(bare, 95), result: '' });
   await app.close();
   await notifications.close();
   await actions.close();
@@ -183,7 +195,11 @@ try {
     results.chDB = await measure('chDB', chdb, 'default', s.pg, N_CHDB);
   }
   console.log('');
-  console.log(`GET /api/v1/events… (${REQUESTS} requests per kind; target p95 <= ${TARGET_MS} ms)`);
+  console.log(
+    `GET /api/v1/events… (${REQUESTS} requests per kind; target p95 <= ${TARGET_MS} ms; load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')})`,
+  );
   const engines = Object.keys(results);
   const head = ['query kind'.padEnd(36), ...engines.map((e) => `${e} p50/p95 ms`.padStart(22)), '  result (18.16)'];
   console.log(head.join(''));
@@ -191,7 +207,7 @@ try {
   for (const [i, r] of results['18.16']!.entries()) {
     const cells = engines.map((e) => {
       const x = results[e]![i]!;
-      if (x.p95 > TARGET_MS) misses++;
+      if (x.p95 > TARGET_MS && !r.kind.startsWith('baseline')) misses++;
       return `${x.p50.toFixed(0)} / ${x.p95.toFixed(0)}${x.p95 > TARGET_MS ? ' !' : '  '}`.padStart(22);
     });
     console.log([r.kind.padEnd(36), ...cells, `  ${r.result}`].join(''));

@@ -1,7 +1,8 @@
 // The ingest role: bootstrap key, then the routes mounted by the launcher on its one server.
-import type { RoleStarter } from '@watchpost/runtime';
+import { createRedis, type RoleStarter } from '@watchpost/runtime';
 import { ensureBootstrapKey } from '@watchpost/core';
 import { createIngest } from './app.ts';
+import { watchRedisMemory } from './redis-memory.ts';
 
 export { buildIngestApp, createIngest, ingestRoutes, envelopeValue, EVENTS_PATH, BATCH_PATH } from './app.ts';
 
@@ -12,10 +13,28 @@ export const ingestRole: RoleStarter = async ({ config, log, clients }) => {
     keyPrefix: config.agentKeyPrefix,
   });
   log.info({ bootstrap }, 'agent api keys ready');
-  const ingest = createIngest({ config, log, redis: clients.redis, pg: clients.pg, kafka: clients.kafka });
+  // Claims may live on a Redis of their own (SERVICE_CLAIMS_REDIS_URL), sized for them alone.
+  const ownClaimsRedis =
+    config.claimsRedisUrl === config.redisUrl ? null : createRedis(config.claimsRedisUrl, { timeouts: config.redisTimeouts });
+  const claimsRedis = ownClaimsRedis ?? clients.redis;
+  const ingest = createIngest({ config, log, redis: claimsRedis, pg: clients.pg, kafka: clients.kafka });
+  const memory = watchRedisMemory({
+    redises: ownClaimsRedis ? { main: clients.redis, claims: ownClaimsRedis } : { main: clients.redis },
+    warnRatio: config.redisMemoryWarnRatio,
+    intervalMs: 15_000,
+    log,
+  });
   return {
     routes: ingest.routes,
-    checks: { kafka: () => ingest.sink.ready() },
-    close: () => ingest.close(),
+    checks: {
+      kafka: () => ingest.sink.ready(),
+      ...(ownClaimsRedis ? { claims_redis: async () => (await ownClaimsRedis.ping()) === 'PONG' } : {}),
+      ...memory.checks,
+    },
+    async close() {
+      memory.stop();
+      await ingest.close();
+      await ownClaimsRedis?.quit().catch(() => ownClaimsRedis.disconnect());
+    },
   };
 };

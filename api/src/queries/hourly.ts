@@ -86,3 +86,74 @@ export async function exactCountsByHour(
   );
   return new Map(rows.filter((r) => Number(r.n) > 0).map((r) => [Number(r.h), Number(r.n)]));
 }
+
+/**
+ * Exact matching events per host and per type within [from, toExclusive) (one read of the rollup for
+ * both), most first, ties by value, `limit` values each: whole rolled-up hours from `events_hourly`,
+ * pending and partial hours from `events` (as countsByHour). `where` must only use the columns both
+ * tables have (type, severity, hostname). `lastHour`: the newest hour (unix seconds) a value was seen in.
+ */
+export async function countsByHostAndType(
+  ch: ClickHouseClient,
+  range: { from?: Date; toExclusive?: Date },
+  where: Sql,
+  limit: number,
+): Promise<Record<'hostname' | 'type', { value: string; events: number; lastHour: number }[]>> {
+  const { from, toExclusive } = range;
+  const edges: number[] = [];
+  if (from && from.getTime() / 1000 !== hourOf(from)) edges.push(hourOf(from));
+  if (toExclusive && toExclusive.getTime() / 1000 !== hourOf(toExclusive)) edges.push(hourOf(toExclusive));
+  const exact = [...new Set([...(await pendingHours(ch, from)), ...edges])];
+  const rolled: Sql[] = [notInHoursSql(exact), where];
+  if (from) rolled.push(sql`hour >= ${from}`);
+  if (toExclusive) rolled.push(sql`hour <= ${new Date(toExclusive.getTime() - HOUR_S * 1000)}`);
+  type Row = { hostname: string; type: string; h: number | string; n: number | string };
+  const [a, b] = await Promise.all([
+    queryRows<Row>(
+      ch,
+      sql`SELECT hostname, type, toUnixTimestamp(max(hour)) AS h, sum(events) AS n FROM events_hourly FINAL
+          WHERE ${joinSql(rolled, ' AND ')} GROUP BY hostname, type`,
+    ),
+    exact.length === 0
+      ? Promise.resolve([] as Row[])
+      : queryRows<Row>(
+          ch,
+          sql`SELECT hostname, type, toUnixTimestamp(max(toStartOfHour(occurred_at, 'UTC'))) AS h, uniqExact(event_id) AS n
+              FROM events PREWHERE ${occurredHoursSql(exact)} AND ${occurredRangeSql(range)} WHERE ${where} GROUP BY hostname, type`,
+        ),
+  ]);
+  // An hour is either rolled up or exact, never both, and an event has one host and one type: the sums add up.
+  const tally = (key: 'hostname' | 'type') => {
+    const out = new Map<string, { value: string; events: number; lastHour: number }>();
+    for (const r of [...a, ...b]) {
+      const n = Number(r.n);
+      if (n <= 0) continue;
+      const o = out.get(r[key]) ?? { value: r[key], events: 0, lastHour: 0 };
+      o.events += n;
+      o.lastHour = Math.max(o.lastHour, Number(r.h));
+      out.set(r[key], o);
+    }
+    return [...out.values()]
+      .sort((x, y) => y.events - x.events || (x.value < y.value ? -1 : x.value > y.value ? 1 : 0))
+      .slice(0, limit);
+  };
+  return { hostname: tally('hostname'), type: tally('type') };
+}
+
+/**
+ * Exact matching events per UTC hour within [from, toExclusive) from `events`, the selective
+ * `prewhere` (free text, user, address) read first: the other columns only where it matched.
+ */
+export async function exactCountsByHourPrewhere(
+  ch: ClickHouseClient,
+  range: { from?: Date; toExclusive?: Date },
+  prewhere: Sql,
+  where: Sql,
+): Promise<Map<number, number>> {
+  const rows = await queryRows<{ h: number | string; n: number | string }>(
+    ch,
+    sql`SELECT toUnixTimestamp(toStartOfHour(occurred_at, 'UTC')) AS h, uniqExact(event_id) AS n FROM events
+        PREWHERE ${prewhere} WHERE ${occurredRangeSql(range)} AND ${where} GROUP BY h`,
+  );
+  return new Map(rows.filter((r) => Number(r.n) > 0).map((r) => [Number(r.h), Number(r.n)]));
+}

@@ -38,6 +38,45 @@ afterAll(async () => {
 });
 
 describe('live stream across a Redis outage', () => {
+  // Runs first: the hub has not subscribed yet, so the first stream meets Redis down.
+  it('recovers from a first subscription made while Redis was down', async () => {
+    const u = await addUser(h, 'early', 'monitor');
+    const token = (await login(h, 'early', u.password)).json().access_token;
+    proxy.cut();
+    const failed = await openSse(base, { authorization: `Bearer ${token}` });
+    // The request fails (no subscription), it does not hang as an open stream that never gets data.
+    expect(failed.status).toBeGreaterThanOrEqual(500);
+    failed.close();
+    proxy.restore();
+
+    // A later stream subscribes anew (the failure was not memoised) and gets what is published.
+    const c = await openSse(base, { authorization: `Bearer ${token}` });
+    expect(c.status).toBe(200);
+    await c.waitFor((f) => f.event === 'ready');
+    const channel = h.config.stream.channel;
+    const deadline = Date.now() + 10_000;
+    let got = false;
+    for (let n = 1; !got && Date.now() < deadline; n++) {
+      await direct.publish(
+        channel,
+        JSON.stringify({
+          kind: 'events',
+          at: new Date().toISOString(),
+          total: 1000 + n,
+          severity: {},
+          daily_reports: 0,
+          heartbeats: 0,
+        }),
+      );
+      got = await c
+        .waitFor((f) => f.event === 'events' && JSON.parse(f.data).total === 1000 + n, 500)
+        .then(() => true)
+        .catch(() => false);
+    }
+    expect(got).toBe(true);
+    c.close();
+  });
+
   it('keeps the client connected and delivers what is published once Redis is back', async () => {
     const u = await addUser(h, 'watcher', 'monitor');
     const token = (await login(h, 'watcher', u.password)).json().access_token;

@@ -63,7 +63,11 @@ export class LiveHub {
     return this.clients.size;
   }
 
-  /** Subscribes on first use; later calls share the one subscription. */
+  /**
+   * Subscribes on first use; later calls share the one subscription. A first subscription that fails
+   * (Redis down when the first stream connects) is forgotten, so the next stream tries again instead
+   * of meeting the memoised failure until the process restarts.
+   */
   start(): Promise<void> {
     if (this.ready) return this.ready;
     const sub = this.makeSubscriber();
@@ -72,10 +76,23 @@ export class LiveHub {
       if (channel === this.channel) this.broadcast(message);
     });
     sub.on('error', () => {}); // ioredis reconnects and resubscribes by itself
-    this.ready = sub.subscribe(this.channel).then(() => undefined);
-    this.timer = setInterval(() => this.writeAll(KEEPALIVE_FRAME), this.keepAliveMs);
-    this.timer.unref();
-    return this.ready;
+    const ready = sub.subscribe(this.channel).then(
+      () => undefined,
+      (err: unknown) => {
+        if (this.ready === ready) {
+          this.ready = null;
+          this.subscriber = null;
+        }
+        sub.disconnect();
+        throw err;
+      },
+    );
+    this.ready = ready;
+    if (!this.timer) {
+      this.timer = setInterval(() => this.writeAll(KEEPALIVE_FRAME), this.keepAliveMs);
+      this.timer.unref();
+    }
+    return ready;
   }
 
   /** Streams this process holds for a user, or for a device. */

@@ -284,6 +284,17 @@ describe('inventory from the Windows agent (details.inventory)', () => {
     [p, ...more] = await problemsOf(h);
     expect(more).toHaveLength(0);
     expect(p.count).toBe(1); // no reversed "32 -> 64" change
+    // The latest diff is stored once (details.diff), not again in its `changes` entry.
+    expect(p.details.changes).toHaveLength(1);
+    expect(p.details.changes[0]).not.toHaveProperty('diff');
+
+    // A second change within the window: the entry that was latest takes its diff; the new latest has none.
+    await runEach(env(snapshot(h, at(24 * HOUR + 120_000), { memory_gb: 16 }), at(24 * HOUR + 121_000)));
+    [p] = await problemsOf(h);
+    expect(p.details.diff.changed).toEqual([{ path: 'memory_gb', from: 32, to: 16 }]);
+    expect(p.details.changes).toHaveLength(2);
+    expect(p.details.changes[0].diff.changed).toEqual([{ path: 'memory_gb', from: 64, to: 32 }]);
+    expect(p.details.changes[1]).not.toHaveProperty('diff');
   });
 
   it('a host clock running ahead cannot pin an old snapshot: its time is capped at the receive time', async () => {

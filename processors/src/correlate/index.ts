@@ -15,7 +15,14 @@ export const correlateRole: RoleStarter = async ({ config, log, clients, fatal }
   const clock: Clock = () => new Date();
   const producer = clients.kafka.producer({ allowAutoTopicCreation: false });
   await producer.connect();
-  const relay = startOutboxRelay({ pool, producer, topic: config.topics.problems, intervalMs: 1000, log });
+  const relay = startOutboxRelay({
+    pool,
+    producer,
+    topic: config.topics.problems,
+    deadLetterTopic: config.topics.deadLetter,
+    intervalMs: 1000,
+    log,
+  });
   const consumer = await startBatchConsumer({
     kafka: clients.kafka,
     ...consumerOptions(config, 'correlate'),

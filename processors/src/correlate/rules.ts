@@ -267,6 +267,37 @@ export interface HardwareDiff {
   added: { path: string; value: unknown }[];
   removed: { path: string; value: unknown }[];
   changed: { path: string; from: unknown; to: unknown }[];
+  /** Set when the diff was cut to the caps below; `total` then counts every path of the full diff. */
+  truncated?: true;
+  total?: { added: number; removed: number; changed: number };
+}
+
+/** A diff keeps at most this many paths and this many bytes of JSON (problem details, outbox messages). */
+export const MAX_DIFF_PATHS = 100;
+export const MAX_DIFF_BYTES = 8 * 1024;
+
+/** The diff cut to `maxPaths` entries and about `maxBytes` of JSON: changed first, then added, then removed. */
+export function capDiff(diff: HardwareDiff, maxPaths = MAX_DIFF_PATHS, maxBytes = MAX_DIFF_BYTES): HardwareDiff {
+  const all = diff.added.length + diff.removed.length + diff.changed.length;
+  if (all <= maxPaths && Buffer.byteLength(JSON.stringify(diff)) <= maxBytes) return diff;
+  const out: HardwareDiff = { added: [], removed: [], changed: [] };
+  let paths = 0;
+  let bytes = 200; // the envelope: keys, `truncated` and `total`
+  const take = <T>(from: T[], to: T[]): boolean => {
+    for (const entry of from) {
+      const size = Buffer.byteLength(JSON.stringify(entry)) + 1;
+      if (paths >= maxPaths || bytes + size > maxBytes) return false;
+      to.push(entry);
+      paths++;
+      bytes += size;
+    }
+    return true;
+  };
+  // An entry too large for what is left ends the diff (a later small one would hide the gap).
+  void (take(diff.changed, out.changed) && take(diff.added, out.added) && take(diff.removed, out.removed));
+  out.truncated = true;
+  out.total = { added: diff.added.length, removed: diff.removed.length, changed: diff.changed.length };
+  return out;
 }
 
 function flatten(x: unknown, path: string, out: Map<string, unknown>): void {
@@ -279,7 +310,10 @@ function flatten(x: unknown, path: string, out: Map<string, unknown>): void {
   out.set(path || '$', x);
 }
 
-/** Leaf-level diff of two hardware snapshots; null when equal or when there is no previous snapshot. */
+/**
+ * Leaf-level diff of two hardware snapshots, capped (capDiff); null when equal or when there is no
+ * previous snapshot.
+ */
 export function hardwareDiff(previous: unknown, next: unknown): HardwareDiff | null {
   if (previous === null || previous === undefined || isDeepStrictEqual(previous, next)) return null;
   const a = new Map<string, unknown>();
@@ -293,5 +327,5 @@ export function hardwareDiff(previous: unknown, next: unknown): HardwareDiff | n
   }
   for (const [k, v] of a) if (!b.has(k)) diff.removed.push({ path: k, value: v });
   if (diff.added.length + diff.removed.length + diff.changed.length === 0) return null;
-  return diff;
+  return capDiff(diff);
 }

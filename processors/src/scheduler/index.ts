@@ -45,13 +45,12 @@ export const scheduledJobs: ScheduledJob[] = [
     },
   },
   {
-    // Tables that grew forever, pruned by age (core/src/retention.ts).
+    // Tables that grow with events or time, pruned by age in chunks (core/src/retention.ts).
     name: POSTGRES_RETENTION_JOB,
     everyMs: () => 3600_000,
     async run(ctx) {
       const r = await pruneByAge(ctx.clients.pg, ctx.config.postgresRetention);
-      if (r.ledger + r.outbox + r.audit + r.refreshTokens + r.enrollmentCodes + r.notifications > 0)
-        ctx.log.info({ job: POSTGRES_RETENTION_JOB, ...r }, 'retention');
+      if (Object.values(r).some((n) => n > 0)) ctx.log.info({ job: POSTGRES_RETENTION_JOB, ...r }, 'retention');
       return r;
     },
   },

@@ -76,6 +76,10 @@ export interface Config {
   stateDir: string;
   databaseUrl: string;
   redisUrl: string;
+  /** SERVICE_CLAIMS_REDIS_URL: the Redis of ingest's idempotency claims (default: REDIS_URL). */
+  claimsRedisUrl: string;
+  /** SERVICE_REDIS_MEMORY_WARN_RATIO: used_memory / maxmemory above which a Redis is reported as filling. */
+  redisMemoryWarnRatio: number;
   clickhouseUrl: string;
   clickhouseDatabase: string;
   kafkaBrokers: string[];
@@ -146,13 +150,19 @@ export interface Config {
   livenessScanIntervalSeconds: number;
   /** period of the exact hourly events rollup (scheduler role) */
   eventsRollupIntervalSeconds: number;
-  /** Postgres retention (scheduler role, hourly): correlate ledger, sent outbox rows, audit log, spent refresh tokens. */
+  /** Postgres retention (scheduler role, hourly; core/src/retention.ts): every table that grows with events or time. */
   postgresRetention: {
     ledgerHours: number;
     outboxSentDays: number;
     auditDays: number;
     refreshTokenDays: number;
     notificationDays: number;
+    /** Resolved problems with their timelines and flap pairs, old timeline entries, waiting gateway halves. */
+    problemDays: number;
+    actionDays: number;
+    /** Finished agent commands and settled update offers. */
+    agentCommandDays: number;
+    reportDays: number;
   };
   /** Redis key prefix of every BullMQ queue (one per deployment; tests use their own). */
   queuePrefix: string;
@@ -276,6 +286,15 @@ const bool = (env: Env, name: string, def: boolean) => envReader(env).bool(name,
 const oneOf = <T extends string>(env: Env, name: string, allowed: readonly T[], def: T): T =>
   envReader(env).oneOf(name, allowed, def);
 const url = (env: Env, name: string, def: string, protocols: string[]) => envReader(env).url(name, def, protocols);
+/** A fraction in (0, 1], e.g. 0.8. */
+const ratio = (env: Env, name: string, def: number) => {
+  const raw = envReader(env).str(name, '');
+  if (raw === '') return def;
+  const n = Number(raw.trim());
+  if (!/^\d*\.?\d+$/.test(raw.trim()) || !(n > 0 && n <= 1))
+    throw new ConfigError(name, `expected a fraction above 0 and at most 1 (e.g. 0.8), got "${raw}"`);
+  return n;
+};
 
 function list<T extends string>(env: Env, name: string, allowed: readonly T[], def: T[]): T[] {
   const raw = env[name];
@@ -396,6 +415,11 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     stateDir: resolve(repoRoot, str(env, 'SERVICE_STATE_DIR', '.stack')),
     databaseUrl: url(env, 'DATABASE_URL', localUrls.postgres, ['postgres:', 'postgresql:']),
     redisUrl: url(env, 'REDIS_URL', localUrls.redis, ['redis:', 'rediss:']),
+    claimsRedisUrl: url(env, 'SERVICE_CLAIMS_REDIS_URL', url(env, 'REDIS_URL', localUrls.redis, ['redis:', 'rediss:']), [
+      'redis:',
+      'rediss:',
+    ]),
+    redisMemoryWarnRatio: ratio(env, 'SERVICE_REDIS_MEMORY_WARN_RATIO', 0.8),
     clickhouseUrl: url(env, 'CLICKHOUSE_URL', localUrls.clickhouse, ['http:', 'https:']),
     clickhouseDatabase: str(env, 'CLICKHOUSE_DATABASE', 'watchpost'),
     kafkaBrokers: brokers,
@@ -487,6 +511,11 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       refreshTokenDays: int(env, 'SERVICE_REFRESH_TOKEN_RETENTION_DAYS', 1, 0, 3650),
       // Above the events topic's 7-day retention: a redelivered event still finds its decision (never sent twice).
       notificationDays: int(env, 'SERVICE_NOTIFICATION_RETENTION_DAYS', 30, 8, 3650),
+      // At least 8: above the events topic's 7-day retention, so a redelivered event never reopens a deleted problem.
+      problemDays: int(env, 'SERVICE_PROBLEM_RETENTION_DAYS', 90, 8, 36_500),
+      actionDays: int(env, 'SERVICE_ACTION_RETENTION_DAYS', 90, 1, 36_500),
+      agentCommandDays: int(env, 'SERVICE_AGENT_COMMAND_RETENTION_DAYS', 30, 1, 36_500),
+      reportDays: int(env, 'SERVICE_REPORT_RETENTION_DAYS', 365, 1, 36_500),
     },
     queuePrefix: str(env, 'BULLMQ_PREFIX', 'watchpost'),
     stream: {

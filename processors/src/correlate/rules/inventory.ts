@@ -60,7 +60,9 @@ export const inventoryRule: Rule = {
     inv.at = takenAt;
     inv.changed = true;
     if (!diff) return;
-    const entry = { event_id: ev.self.event_id, received_at: ev.receivedAt.toISOString(), diff };
+    // The latest diff is stored once, as details.diff; its `changes` entry carries no copy. When the
+    // next change comes, the entry that was latest takes its diff from details.diff.
+    const entry = { event_id: ev.self.event_id, received_at: ev.receivedAt.toISOString() };
     work.correlate({
       host: ev.host,
       type: INVENTORY_TYPE,
@@ -74,7 +76,9 @@ export const inventoryRule: Rule = {
       seed: `${ev.self.event_id}:${INVENTORY_TYPE}:${INVENTORY_RULE}`,
       timeline: [{ ...ev.self, severity: 'warning' }],
       details: (previous) => {
-        const changes = ((previous?.changes as unknown[]) ?? []).slice(-19);
+        const changes = ((previous?.changes as Record<string, unknown>[] | undefined) ?? []).slice(-19);
+        const last = changes.at(-1);
+        if (last && !('diff' in last) && previous?.diff) changes[changes.length - 1] = { ...last, diff: previous.diff };
         return { ...(previous ?? {}), diff, changes: [...changes, entry] } satisfies Record<string, unknown> & {
           diff: HardwareDiff;
         };

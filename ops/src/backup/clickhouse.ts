@@ -1,0 +1,107 @@
+// ClickHouse tables out and in over the HTTP interface (runtime's client): TabSeparated round-trips every
+// type the migrations use (escaped newlines keep one row per line, so rows are counted while streaming).
+// 18.16 has no BACKUP statement.
+import { createReadStream, createWriteStream } from 'node:fs';
+import { Transform, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
+import { ident, queryRows, sql, type ClickHouseClient } from '@watchpost/runtime';
+import type { ClickhouseTableEntry } from './manifest.ts';
+
+/** Engines whose merges collapse rows: exported with FINAL so a restored table keeps its count. */
+const MERGING = /^(Replacing|Collapsing|VersionedCollapsing|Summing|Aggregating)MergeTree/;
+
+export interface ClickhouseTables {
+  /** Tables holding data of their own. */
+  tables: { name: string; engine: string }[];
+  /** Targets of materialized views (filled when their source gets rows). */
+  derived: string[];
+}
+
+/** `... TO db.table AS SELECT` or `TO table` in a view's CREATE statement. */
+export function viewTarget(create: string): string | undefined {
+  const m = /\bTO\s+(?:(?:`[^`]+`|[\w]+)\.)?(`[^`]+`|[\w]+)\s/i.exec(create);
+  return m ? m[1]!.replace(/^`|`$/g, '') : undefined;
+}
+
+export async function listTables(ch: ClickHouseClient, database: string): Promise<ClickhouseTables> {
+  const rows = await queryRows<{ name: string; engine: string }>(
+    ch,
+    sql`SELECT name, engine FROM system.tables WHERE database = ${database} ORDER BY name`,
+  );
+  const derived = new Set<string>();
+  for (const r of rows) {
+    if (r.engine !== 'MaterializedView') continue;
+    const [stmt] = await queryRows<{ statement: string }>(ch, sql`SHOW CREATE TABLE ${ident(database)}.${ident(r.name)}`);
+    const target = stmt && viewTarget(stmt.statement);
+    if (target) derived.add(target);
+  }
+  const tables = rows.filter(
+    (r) =>
+      !/View$/.test(r.engine) &&
+      !r.name.startsWith('.inner.') && // a view's own storage: refilled by the view
+      r.name !== 'schema_migrations' && // the target is migrated by this version; the list is in the manifest
+      !derived.has(r.name),
+  );
+  return { tables, derived: [...derived].sort() };
+}
+
+async function columnsOf(ch: ClickHouseClient, database: string, table: string) {
+  const rows = await queryRows<{ name: string; type: string; default_type: string }>(
+    ch,
+    sql`DESCRIBE TABLE ${ident(database)}.${ident(table)}`,
+  );
+  return rows
+    .filter((r) => r.default_type !== 'MATERIALIZED' && r.default_type !== 'ALIAS')
+    .map((r) => ({ name: r.name, type: r.type }));
+}
+
+/** Counts '\n' (one per TabSeparated row) passing through. */
+function lineCounter(): Transform & { lines: number } {
+  const t = new Transform({
+    transform(chunk: Buffer, _enc, cb) {
+      let n = 0;
+      for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) n++;
+      t.lines += n;
+      cb(null, chunk);
+    },
+  }) as Transform & { lines: number };
+  t.lines = 0;
+  return t;
+}
+
+export async function exportTable(
+  ch: ClickHouseClient,
+  database: string,
+  table: { name: string; engine: string },
+  file: string,
+): Promise<Omit<ClickhouseTableEntry, 'file'>> {
+  const columns = await columnsOf(ch, database, table.name);
+  const final = MERGING.test(table.engine);
+  const list = columns.map((c) => ident(c.name).text).join(', ');
+  const query = `SELECT ${list} FROM ${ident(database).text}.${ident(table.name).text}${final ? ' FINAL' : ''} FORMAT TabSeparated`;
+  const { stream } = await ch.exec({ query });
+  const counter = lineCounter();
+  await pipeline(stream as Readable, counter, createGzip(), createWriteStream(file, { mode: 0o600 }));
+  return { engine: table.engine, columns, rows: counter.lines, final };
+}
+
+export async function importTable(
+  ch: ClickHouseClient,
+  database: string,
+  name: string,
+  entry: ClickhouseTableEntry,
+  file: string,
+) {
+  const list = entry.columns.map((c) => ident(c.name).text).join(', ');
+  const query = `INSERT INTO ${ident(database).text}.${ident(name).text} (${list}) FORMAT TabSeparated`;
+  const body = createReadStream(file).pipe(createGunzip());
+  const { stream } = await ch.exec({ query, values: body });
+  // The response body must be read for the insert to complete.
+  for await (const _ of stream as Readable) void _;
+}
+
+export async function countRows(ch: ClickHouseClient, database: string, table: string): Promise<number> {
+  const [r] = await queryRows<{ n: string }>(ch, sql`SELECT toString(count()) AS n FROM ${ident(database)}.${ident(table)}`);
+  return Number(r!.n);
+}

@@ -1,0 +1,59 @@
+// pg_dump / pg_restore: the Debian PostgreSQL package the local stack runs (/usr/lib/postgresql/<major>/bin,
+// newest first, as ops/src/stack/cli.ts finds `postgres`), else the ones on PATH (postgresql-client).
+// Always spawned with an argument array; the password travels in PGPASSWORD, never on the command line.
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+
+export type PgTool = 'pg_dump' | 'pg_restore';
+
+export function findPgTool(name: PgTool): string {
+  const debian = '/usr/lib/postgresql';
+  if (existsSync(debian)) {
+    const majors = readdirSync(debian).sort((a, b) => Number(b) - Number(a));
+    for (const m of majors) {
+      const p = join(debian, m, 'bin', name);
+      if (existsSync(p)) return p;
+    }
+  }
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    const p = join(dir, name);
+    if (dir && existsSync(p)) return p;
+  }
+  throw new Error(
+    `${name} not found: install the PostgreSQL client tools (Debian: postgresql-client) of the server's major version or newer`,
+  );
+}
+
+/** `pg_dump (PostgreSQL) 15.20 (Debian ...)` → 15. */
+export function toolMajor(versionLine: string): number {
+  const m = /\(PostgreSQL\)\s+(\d+)/.exec(versionLine);
+  if (!m) throw new Error(`cannot read the version of: ${versionLine.trim()}`);
+  return Number(m[1]);
+}
+
+/** A libpq URL without its password, and the password for PGPASSWORD. */
+export function splitPassword(url: string): { url: string; password: string | undefined } {
+  const u = new URL(url);
+  const password = u.password ? decodeURIComponent(u.password) : undefined;
+  u.password = '';
+  return { url: u.toString(), password };
+}
+
+/** Runs a tool to completion; rejects with its stderr on a non-zero exit. */
+export function runPgTool(bin: string, args: string[], password?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env };
+    if (password !== undefined) env.PGPASSWORD = password;
+    const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      if (code === 0) resolve(out);
+      else reject(new Error(`${bin} exited with ${code}: ${err.trim() || out.trim()}`));
+    });
+  });
+}
