@@ -35,6 +35,27 @@ export function notInHoursSql(hours: readonly number[], col = 'hour'): Sql {
 const hourOf = (d: Date) => Math.floor(d.getTime() / 1000 / HOUR_S) * HOUR_S;
 
 /**
+ * Which hours of [from, toExclusive) the rollup may answer: `exact` lists the hours to count from
+ * `events` (not rolled up yet, or only partly inside the range), `rolled` the `events_hourly` conditions
+ * for the rest.
+ */
+async function splitByRollup(
+  ch: ClickHouseClient,
+  range: { from?: Date; toExclusive?: Date },
+  where: Sql,
+): Promise<{ exact: number[]; rolled: Sql[] }> {
+  const { from, toExclusive } = range;
+  const edges: number[] = [];
+  if (from && from.getTime() / 1000 !== hourOf(from)) edges.push(hourOf(from));
+  if (toExclusive && toExclusive.getTime() / 1000 !== hourOf(toExclusive)) edges.push(hourOf(toExclusive));
+  const exact = [...new Set([...(await pendingHours(ch, from)), ...edges])];
+  const rolled: Sql[] = [notInHoursSql(exact), where];
+  if (from) rolled.push(sql`hour >= ${from}`);
+  if (toExclusive) rolled.push(sql`hour <= ${new Date(toExclusive.getTime() - HOUR_S * 1000)}`);
+  return { exact, rolled };
+}
+
+/**
  * Exact matching events per hour within [from, toExclusive) (either open). `where` must only use the
  * columns both tables have (type, severity, hostname); `occurred_at` bounds are added here.
  */
@@ -43,15 +64,7 @@ export async function countsByHour(
   range: { from?: Date; toExclusive?: Date },
   where: Sql,
 ): Promise<Map<number, number>> {
-  const { from, toExclusive } = range;
-  // Hours only partly inside the range are counted from `events` with the exact bounds.
-  const edges: number[] = [];
-  if (from && from.getTime() / 1000 !== hourOf(from)) edges.push(hourOf(from));
-  if (toExclusive && toExclusive.getTime() / 1000 !== hourOf(toExclusive)) edges.push(hourOf(toExclusive));
-  const exact = [...new Set([...(await pendingHours(ch, from)), ...edges])];
-  const rolled: Sql[] = [notInHoursSql(exact), where];
-  if (from) rolled.push(sql`hour >= ${from}`);
-  if (toExclusive) rolled.push(sql`hour <= ${new Date(toExclusive.getTime() - HOUR_S * 1000)}`);
+  const { exact, rolled } = await splitByRollup(ch, range, where);
   const [a, b] = await Promise.all([
     queryRows<{ h: number | string; n: number | string }>(
       ch,
@@ -99,14 +112,7 @@ export async function countsByHostAndType(
   where: Sql,
   limit: number,
 ): Promise<Record<'hostname' | 'type', { value: string; events: number; lastHour: number }[]>> {
-  const { from, toExclusive } = range;
-  const edges: number[] = [];
-  if (from && from.getTime() / 1000 !== hourOf(from)) edges.push(hourOf(from));
-  if (toExclusive && toExclusive.getTime() / 1000 !== hourOf(toExclusive)) edges.push(hourOf(toExclusive));
-  const exact = [...new Set([...(await pendingHours(ch, from)), ...edges])];
-  const rolled: Sql[] = [notInHoursSql(exact), where];
-  if (from) rolled.push(sql`hour >= ${from}`);
-  if (toExclusive) rolled.push(sql`hour <= ${new Date(toExclusive.getTime() - HOUR_S * 1000)}`);
+  const { exact, rolled } = await splitByRollup(ch, range, where);
   type Row = { hostname: string; type: string; h: number | string; n: number | string };
   const [a, b] = await Promise.all([
     queryRows<Row>(
