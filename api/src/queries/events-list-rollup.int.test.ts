@@ -1,6 +1,6 @@
 // The events list (total, and which rows each page holds) is the same whether its hours are counted
 // from `events` (pending) or from the hourly rollup, for every filter, for ranges that start and end
-// inside an hour, and with events stored twice. Checked against a brute-force answer computed here.
+// inside an hour, and with events stored twice; so are the top hosts and types. Checked against a brute-force answer computed here.
 // Real ClickHouse and Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '@watchpost/runtime';
@@ -10,7 +10,7 @@ import type { EventEnvelope } from '@watchpost/schemas';
 import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
 import { runHourlyRollup } from '@watchpost/testkit/api';
 import { fixtureEnvelope, insertEnvelopes, type FixtureEvent } from '@watchpost/testkit/api';
-import { listEvents, pageBound, type EventFilters } from './events.ts';
+import { eventFacets, listEvents, pageBound, type EventFilters } from './events.ts';
 import type { TypeSettings } from './type-settings.ts';
 
 const MIN = 60_000;
@@ -89,6 +89,24 @@ async function check(label: string) {
   }
 }
 
+/** Top hosts and types (distinct events, most first, ties by value) against the brute-force answer. */
+async function checkFacets(label: string) {
+  for (const [name, f] of filters) {
+    const top = (pick: (e: EventEnvelope) => string) => {
+      const n = new Map<string, number>();
+      for (const e of expected(f)) n.set(pick(e), (n.get(pick(e)) ?? 0) + 1);
+      return [...n].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([value, events]) => ({ value, events }));
+    };
+    const r = await eventFacets(s.ch, ts, f, 10);
+    expect({ label, name, hostname: r.hostname.map(({ value, events }) => ({ value, events })), type: r.type }).toEqual({
+      label,
+      name,
+      hostname: top((e) => e.event.host.hostname),
+      type: top((e) => e.event.type),
+    });
+  }
+}
+
 beforeAll(async () => {
   s = await createTestStores(testConfig('listrollup'), { kafka: false });
   await insertEnvelopes(s.ch, envs);
@@ -101,6 +119,7 @@ afterAll(async () => {
 describe('events list over the hourly rollup', () => {
   it('answers the same before the rollup (every hour pending) and after it (hours from events_hourly)', async () => {
     await check('pending');
+    await checkFacets('pending');
     await new Promise((r) => setTimeout(r, 1100));
     await runHourlyRollup(s.ch, s.config.clickhouseDatabase, { overlapSeconds: 0 });
     const pending = await queryRows<{ n: string }>(
@@ -109,6 +128,7 @@ describe('events list over the hourly rollup', () => {
     );
     expect(Number(pending[0]!.n)).toBe(0);
     await check('rolled up');
+    await checkFacets('rolled up');
   });
 
   it('pageBound: the start of the newest hours holding n events', () => {
