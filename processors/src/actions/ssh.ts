@@ -54,7 +54,9 @@ export function connectSsh(t: SshTarget, signal: AbortSignal, timeoutMs: number)
       signal.removeEventListener('abort', onAbort);
       if (mismatch)
         return reject(
-          new RemoteError(`${where}: the host key changed (sha256 ${seenKey}); clear the pinned key if the host was reinstalled`),
+          new RemoteError(
+            `${where}: the host key changed (sha256 ${seenKey}); if the host was reinstalled, an admin resets its pinned key on the host page (Reset pinned SSH key)`,
+          ),
         );
       const why = err.level === 'client-authentication' ? 'authentication refused (public key)' : err.message;
       reject(new RemoteError(`${where}: ${why}`));
