@@ -8,7 +8,6 @@
 //   POST /host-changes/accept|reject       bulk: {ids} | {changes: [{id, proposed}]} | {all: true, kind?, host_id?, search?}
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import type { LiveProblemsMessage } from '@watchpost/schemas';
 import {
   decideHostChanges,
   getHostChange,
@@ -24,6 +23,7 @@ import { ApiError, notFound } from '../errors.ts';
 import { isHidden, loadTypeSettings } from '../queries/type-settings.ts';
 import { errorRef, pageFields, pagingQuery } from './read-schemas.ts';
 import type { ApiDeps } from '../types.ts';
+import { publishProblemAct } from '../stream/publish.ts';
 
 const tags = ['hosts'];
 /** Most changes one bulk call decides: `all` decides this many and answers how many are left. */
@@ -200,23 +200,7 @@ async function publishResolved(deps: ApiDeps, req: FastifyRequest, r: HostChange
   if (r.resolvedProblems.length === 0) return;
   const ts = await loadTypeSettings(deps.pg);
   for (const p of r.resolvedProblems) {
-    if (isHidden(ts, p.type)) continue;
-    const message: LiveProblemsMessage = {
-      kind: 'problems',
-      action: 'resolved',
-      problem: {
-        id: p.id,
-        host: p.host,
-        type: p.type,
-        title: p.title,
-        severity: p.severity,
-        status: p.status,
-        created_at: new Date(p.created_at).toISOString(),
-      },
-    };
-    await deps.redis
-      .publish(deps.config.stream.channel, JSON.stringify(message))
-      .catch((err: unknown) => req.log.warn({ err }, 'live publish failed'));
+    if (!isHidden(ts, p.type)) await publishProblemAct(deps, req.log, 'resolved', p);
   }
 }
 

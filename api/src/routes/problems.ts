@@ -4,8 +4,9 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { audit } from '@watchpost/core';
-import { SEVERITIES, type LiveProblemsMessage, type Severity } from '@watchpost/schemas';
+import { SEVERITIES, type Severity } from '@watchpost/schemas';
 import type { ApiDeps } from '../types.ts';
+import { publishProblemAct } from '../stream/publish.ts';
 import { ApiError, notFound } from '../errors.ts';
 import {
   applyProblemAction,
@@ -134,7 +135,7 @@ async function auditAct(
 
 const problemsRoutes: FastifyPluginAsync = async (app) => {
   const deps = app.deps;
-  const { pg, redis, config } = deps;
+  const { pg } = deps;
 
   app.get<{ Querystring: FromSchema<typeof listQuery> }>(
     '/problems',
@@ -212,22 +213,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
     const ts = await loadTypeSettings(pg);
     const p = await getProblem(pg, ts, id);
     if (!p || isHidden(ts, p.type)) return;
-    const message: LiveProblemsMessage = {
-      kind: 'problems',
-      action: action === 'acknowledge' ? 'acknowledged' : 'resolved',
-      problem: {
-        id: p.id,
-        host: p.host,
-        type: p.type,
-        title: p.title,
-        severity: p.severity,
-        status: p.status,
-        created_at: p.created_at,
-      },
-    };
-    await redis
-      .publish(config.stream.channel, JSON.stringify(message))
-      .catch((err: unknown) => req.log.warn({ err }, 'live publish failed'));
+    await publishProblemAct(deps, req.log, action === 'acknowledge' ? 'acknowledged' : 'resolved', p);
   }
 
   for (const action of ACTIONS) {

@@ -57,14 +57,7 @@ export interface CorrelateSpec {
 
 /** A gateway event waiting for its partner (a connect in rdg_sessions, a disconnect in rdg_pending_disconnects). */
 export type RdgRole = 'connect' | 'disconnect';
-export interface RdgPending {
-  event_id: string;
-  occurred_at: Date;
-  received_at: Date;
-  type: string;
-  severity: string;
-  title: string;
-}
+export type RdgPending = TimelineEvent;
 
 export interface InventoryState {
   /** As read back from jsonb (null = none stored). */
