@@ -6,6 +6,7 @@ import { dirname } from 'node:path';
 import type { ActionJobOf } from '@watchpost/schemas';
 import {
   compareVersions,
+  findHost,
   parseVersion,
   powerShellCommandLine,
   quotePosix,
@@ -140,10 +141,7 @@ async function awaitAgentReport(
 ): Promise<{ ok: boolean; reported: string | null }> {
   const until = Date.now() + waitMs;
   for (;;) {
-    const r = await deps.pg.query<{ product_version: string | null }>('SELECT product_version FROM hosts WHERE id = $1', [
-      hostId,
-    ]);
-    const reported = r.rows[0]?.product_version ?? null;
+    const reported = (await findHost(deps.pg, { id: hostId }, ['product_version']))?.product_version ?? null;
     const c = reported === null ? null : compareVersions(reported, version);
     if (c !== null && c >= 0) return { ok: true, reported };
     if (Date.now() >= until || signal.aborted) return { ok: false, reported };
@@ -152,10 +150,7 @@ async function awaitAgentReport(
 }
 
 async function windowsUpdate(deps: ActionDeps, job: Job, signal: AbortSignal): Promise<Record<string, unknown>> {
-  const before = await deps.pg.query<{ product_version: string | null }>('SELECT product_version FROM hosts WHERE id = $1', [
-    job.target.host_id,
-  ]);
-  const previous = before.rows[0]?.product_version ?? null;
+  const previous = (await findHost(deps.pg, { id: job.target.host_id }, ['product_version']))?.product_version ?? null;
   const bundle = await windowsBundleUrl(deps, job, signal);
   const client = await winrm(deps, job, signal);
   const [exe, ...args] = powerShellCommandLine(windowsUpdateScript(bundle.url, bundle.sha256)).split(' ');
