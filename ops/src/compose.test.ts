@@ -6,9 +6,18 @@ import { parse } from 'yaml';
 import { repoRoot } from '@watchpost/runtime';
 import { ROLES } from '@watchpost/runtime';
 
-type Service = { image?: string; build?: { dockerfile: string }; command?: string[]; environment?: Record<string, string> };
+type Service = {
+  image?: string;
+  build?: { dockerfile: string };
+  command?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
+  volumes?: string[];
+  networks?: Record<string, { ipv4_address?: string }>;
+};
 const compose = parse(readFileSync(join(repoRoot, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
   services: Record<string, Service>;
+  networks: { default: { ipam: { config: { subnet: string }[] } } };
 };
 
 describe('docker-compose.yml', () => {
@@ -48,5 +57,32 @@ describe('docker-compose.yml', () => {
     expect(at(/^VOLUME /)).toBeLessThan(at(/^USER node$/));
     const roles = Object.values(compose.services).filter((s) => s.build && s.command?.[1] === 'ops/src/start.ts');
     for (const s of roles) expect(s.environment?.SERVICE_STATE_DIR).toBe(dir);
+  });
+
+  it('publishes one HTTPS address through Caddy and no role port; the roles trust only the proxy', () => {
+    const s = compose.services;
+    const published = Object.entries(s).filter(([, v]) => v.ports?.length);
+    expect(published.map(([name]) => name)).toEqual(['caddy']);
+    expect(s.caddy!.ports!.map((p) => p.split(':')[0])).toEqual(['443', '443', '80']);
+    expect(s.caddy!.image).toMatch(/^caddy:2\.\d+/);
+    // The same Caddyfile ops/src/caddy.int.test.ts runs, mounted where the command reads it.
+    expect(s.caddy!.volumes).toContain('./ops/caddy:/etc/caddy:ro');
+    expect(s.caddy!.command).toEqual(['caddy', 'run', '--config', '/etc/caddy/Caddyfile', '--adapter', 'caddyfile']);
+    expect(existsSync(join(repoRoot, 'ops/caddy/Caddyfile'))).toBe(true);
+    expect(s.caddy!.environment).toMatchObject({ INGEST_UPSTREAM: 'ingest:8080', API_UPSTREAM: 'api:8080' });
+    // The upstreams are the roles' names and the port they listen on.
+    for (const role of ['ingest', 'api']) expect(s[role]!.environment!.PORT).toBe('8080');
+    const proxy = s.caddy!.networks!.default!.ipv4_address!;
+    const subnet = compose.networks.default.ipam.config[0]!.subnet;
+    expect(proxy.split('.').slice(0, 3)).toEqual(subnet.split('.').slice(0, 3));
+    for (const [name, v] of Object.entries(s).filter(([, v]) => v.command?.[1] === 'ops/src/start.ts')) {
+      expect(v.environment!.SERVICE_TRUST_PROXY, name).toBe(proxy);
+      expect(v.environment!.SERVICE_PUBLIC_URL, name).toBe('https://${SITE_ADDRESS:-localhost}');
+    }
+  });
+
+  it('keeps a provided key pair out of git and out of the image', () => {
+    expect(readFileSync(join(repoRoot, 'ops/caddy/certs/.gitignore'), 'utf8')).toMatch(/^\*$/m);
+    expect(readFileSync(join(repoRoot, '.dockerignore'), 'utf8').split('\n')).toContain('ops/caddy/certs');
   });
 });
