@@ -137,14 +137,18 @@ async function measure(engine: string, ch: ClickHouseClient, database: string, p
   const app = Fastify({ logger: false });
   await app.register(buildApiApp(deps));
   await app.ready();
-  const login = await app.inject({
-    method: 'POST',
-    url: '/api/v1/auth/login',
-    payload: { username: 'bench', password: 'bench-password-123' },
-  });
-  const token = login.json().access_token as string;
+  const login = async () => {
+    const r = await app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'bench', password: 'bench-password-123' },
+    });
+    return r.json().access_token as string;
+  };
   const out: { kind: string; p50: number; p95: number; result: string }[] = [];
   for (const [kind, q] of kinds(now)) {
+    // A fresh token per kind: on a busy machine the whole run outlasts one.
+    const token = await login();
     const get = () => app.inject({ method: 'GET', url: `/api/v1/events${q}`, headers: { authorization: `Bearer ${token}` } });
     const first = await get();
     if (first.statusCode !== 200) throw new Error(`${kind}: ${first.statusCode} ${first.body}`);

@@ -14,3 +14,4 @@ export * from './retention.ts';
 export * from './actions/index.ts';
 export * from './notify/index.ts';
 export * from './devices.ts';
+export * from './events/window-time.ts';

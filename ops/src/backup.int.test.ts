@@ -109,7 +109,12 @@ describe('backup and restore', () => {
     const m = await backup(src.config, dir);
     expect(m.postgres.counts).toMatchObject({ users: 2, api_keys: 1, problems: 1, settings: 1, consumer_offsets: 1 });
     expect(m.postgres.migrations.length).toBeGreaterThan(10);
-    expect(Object.keys(m.clickhouse.tables).sort()).toEqual(['events', 'events_hourly', 'events_hourly_state']);
+    expect(Object.keys(m.clickhouse.tables).sort()).toEqual([
+      'events',
+      'events_hourly',
+      'events_hourly_state',
+      'events_hourly_values',
+    ]);
     expect(m.clickhouse.tables.events).toMatchObject({ rows: 3, final: true });
     expect(m.clickhouse.derived).toEqual(expect.arrayContaining(['events_by_id', 'events_changed_hours']));
     expect(m.state.files).toContain('secrets-key');

@@ -58,6 +58,8 @@ export const SCHEDULED_JOBS = {
   postgresRetention: 'postgres-retention',
   /** every minute: builds and sends the daily report once its local time has come (one per day) */
   dailyReport: 'daily-report',
+  /** deliveries and actions whose BullMQ job a Redis restarted without its data lost, queued again */
+  requeueLost: 'requeue-lost-jobs',
 } as const;
 
 // Remote actions (api/ACTIONS.md). The API records an `actions` row, then enqueues one job named after its

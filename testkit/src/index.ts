@@ -13,3 +13,6 @@ export * from './postgres-server.ts';
 export * from './bench-events.ts';
 export { sampleEvent } from '@watchpost/schemas/fixtures';
 export * from './agent-fixtures.ts';
+export * from './kafka-cluster.ts';
+export * from './clickhouse-server.ts';
+export * from './outage-load.ts';

@@ -1,37 +1,72 @@
 // The events list (total, and which rows each page holds) is the same whether its hours are counted
 // from `events` (pending) or from the hourly rollup, for every filter, for ranges that start and end
-// inside an hour, and with events stored twice; so are the top hosts and types. Checked against a brute-force answer computed here.
-// Real ClickHouse and Postgres.
+// inside an hour, and with events stored twice; so are the top hosts, types, users and source
+// addresses, also after more events reach hours already rolled up. Checked against a brute-force
+// answer computed here, on the 18.16 server and on a current engine (chDB). Real Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { queryRows } from '@watchpost/runtime';
+import { execSql, queryRows, type ClickHouseClient } from '@watchpost/runtime';
 import { sql } from '@watchpost/runtime';
 import type { Severity } from '@watchpost/schemas';
 import type { EventEnvelope } from '@watchpost/schemas';
 import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
+import { createChdbClient } from '@watchpost/testkit/chdb';
+import { applyClickhouseMigrations } from '@watchpost/core/migrate';
 import { runHourlyRollup } from '@watchpost/testkit/api';
 import { fixtureEnvelope, insertEnvelopes, type FixtureEvent } from '@watchpost/testkit/api';
 import { eventFacets, listEvents, pageBound, type EventFilters } from './events.ts';
+import { forgetHostValues } from './hourly.ts';
 import type { TypeSettings } from './type-settings.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
 let s: TestStores;
 const base = new Date(Math.floor(Date.now() / HOUR) * HOUR - 30 * MIN);
+const DAY = 24 * HOUR;
+const day0 = Math.floor(base.getTime() / DAY) * DAY;
 const hosts: FixtureEvent['host'][] = ['alpha', 'beta', 'gamma'];
 const types = ['ssh.login.failed', 'rdg.connection.success', 'rdg.connection.failed', 'rdg.connectionx', 'agent.heartbeat'];
 const sevs: Severity[] = ['info', 'warning', 'high', 'critical'];
-// 120 events over ~6 hours, spread over hosts, types and severities; distinct occurred_at seconds.
-const envs: EventEnvelope[] = Array.from({ length: 120 }, (_, i) =>
+// Users and addresses skewed (a few common, ties too), some events without them.
+const details = (i: number) => ({
+  ...(i % 4 === 3 ? {} : { user: `u${(i * i) % 7}` }),
+  ...(i % 6 === 5 ? {} : { source_ip: `198.51.100.${(i * 5) % 9}` }),
+});
+// 120 events over ~6 hours, then 60 more over the 3 days before (whole UTC days for the day rows),
+// spread over hosts, types and severities; distinct occurred_at seconds.
+const ago = (i: number) => (i < 120 ? i * 3 * MIN : 6 * HOUR + (i - 120) * 71 * MIN) + 17_000;
+const envs: EventEnvelope[] = Array.from({ length: 180 }, (_, i) =>
   fixtureEnvelope(
-    { key: `L${i}`, host: hosts[i % 3]!, type: types[i % 5]!, severity: sevs[(i * 7) % 4]!, ago: i * 3 * MIN + 17_000 },
+    {
+      key: `L${i}`,
+      host: hosts[i % 3]!,
+      type: types[i % 5]!,
+      severity: sevs[(i * 7) % 4]!,
+      ago: ago(i),
+      details: details(i),
+    },
     base,
   ),
 );
+// Later arrivals in hours already rolled up (new users and addresses, and more of the common ones).
+const late: EventEnvelope[] = Array.from({ length: 24 }, (_, i) =>
+  fixtureEnvelope(
+    {
+      key: `M${i}`,
+      host: hosts[i % 3]!,
+      type: types[(i + 2) % 5]!,
+      severity: sevs[i % 4]!,
+      ago: i * 151 * MIN + 29_000,
+      details: { user: i % 2 ? `late${i % 5}` : 'u1', source_ip: `203.0.113.${i % 3}` },
+    },
+    base,
+  ),
+);
+const all = [...envs];
 const ts: TypeSettings = { overrides: new Map([['agent.heartbeat', 'high']]), hidden: new Set(['rdg.connection.failed']) };
 
 /** What the list must answer, computed from the events themselves. */
 function expected(f: EventFilters): EventEnvelope[] {
-  return envs
+  return all
     .filter((e) => {
       const ev = e.event;
       const at = Date.parse(ev.occurred_at);
@@ -61,13 +96,15 @@ const filters: [string, EventFilters][] = [
     'range within one hour',
     { from: new Date(base.getTime() - 2 * HOUR - 20 * MIN), toExclusive: new Date(base.getTime() - 2 * HOUR - 2 * MIN) },
   ],
+  ['whole UTC days', { from: new Date(day0 - 2 * DAY), toExclusive: new Date(day0) }],
+  ['from a UTC midnight on', { from: new Date(day0 - DAY), typePrefix: 'rdg.connection' }],
   [
     'everything combined',
     { hostname: 'alpha', severities: ['info', 'warning', 'high'], from: new Date(base.getTime() - 5 * HOUR - 1000) },
   ],
 ];
 
-async function check(label: string) {
+async function check(ch: ClickHouseClient, label: string) {
   for (const [name, f] of filters) {
     const want = expected(f).map((e) => e.event.event_id);
     for (const [page, size] of [
@@ -77,7 +114,7 @@ async function check(label: string) {
       [1, 200],
       [50, 10],
     ] as const) {
-      const r = await listEvents(s.ch, s.pg, ts, f, page, size);
+      const r = await listEvents(ch, s.pg, ts, f, page, size);
       expect({ label, name, page, total: r.total, ids: r.items.map((x) => x.event_id) }).toEqual({
         label,
         name,
@@ -89,48 +126,112 @@ async function check(label: string) {
   }
 }
 
-/** Top hosts and types (distinct events, most first, ties by value) against the brute-force answer. */
-async function checkFacets(label: string) {
+/**
+ * Top hosts and types, and users and addresses where their rollup answers (no host filter), in
+ * distinct events, most first, ties by value, against the brute-force answer.
+ */
+async function checkFacets(ch: ClickHouseClient, label: string) {
   for (const [name, f] of filters) {
-    const top = (pick: (e: EventEnvelope) => string) => {
+    const top = (pick: (e: EventEnvelope) => string, limit = 10) => {
       const n = new Map<string, number>();
-      for (const e of expected(f)) n.set(pick(e), (n.get(pick(e)) ?? 0) + 1);
-      return [...n].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([value, events]) => ({ value, events }));
+      for (const e of expected(f)) if (pick(e) !== '') n.set(pick(e), (n.get(pick(e)) ?? 0) + 1);
+      return [...n]
+        .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
+        .slice(0, limit)
+        .map(([value, events]) => ({ value, events }));
     };
-    const r = await eventFacets(s.ch, ts, f, 10);
-    expect({ label, name, hostname: r.hostname.map(({ value, events }) => ({ value, events })), type: r.type }).toEqual({
+    const detail = (e: EventEnvelope, k: string) => {
+      const v = (e.event.details as Record<string, unknown> | undefined)?.[k];
+      return typeof v === 'string' ? v : '';
+    };
+    const r = await eventFacets(ch, ts, f, 10);
+    const got = { label, name, hostname: r.hostname.map(({ value, events }) => ({ value, events })), type: r.type };
+    const want = { label, name, hostname: top((e) => e.event.host.hostname), type: top((e) => e.event.type) };
+    expect(got).toEqual(want);
+    if (f.hostname !== undefined) continue;
+    expect({ label, name, actor_user: r.actor_user, source_ip: r.source_ip }).toEqual({
       label,
       name,
-      hostname: top((e) => e.event.host.hostname),
-      type: top((e) => e.event.type),
+      actor_user: top((e) => detail(e, 'user')),
+      source_ip: top((e) => detail(e, 'source_ip')),
     });
+    // A shorter list is the head of the longer one (the limit applies after summing hours).
+    const three = await eventFacets(ch, ts, f, 3);
+    expect([three.actor_user, three.source_ip]).toEqual([
+      top((e) => detail(e, 'user'), 3),
+      top((e) => detail(e, 'source_ip'), 3),
+    ]);
   }
 }
 
+let chdb: ClickHouseClient;
 beforeAll(async () => {
   s = await createTestStores(testConfig('listrollup'), { kafka: false });
-  await insertEnvelopes(s.ch, envs);
-  await insertEnvelopes(s.ch, envs.slice(0, 40)); // stored twice (a replay): still counted once
-});
+  chdb = createChdbClient();
+  await applyClickhouseMigrations(chdb);
+  for (const ch of [s.ch, chdb]) {
+    await insertEnvelopes(ch, envs);
+    await insertEnvelopes(ch, envs.slice(0, 40)); // stored twice (a replay): still counted once
+  }
+}, 120_000);
 afterAll(async () => {
+  await chdb?.close();
   await s?.drop();
 });
 
-describe('events list over the hourly rollup', () => {
-  it('answers the same before the rollup (every hour pending) and after it (hours from events_hourly)', async () => {
-    await check('pending');
-    await checkFacets('pending');
+describe.each(['18.16', 'chDB'] as const)('events list over the hourly rollup on ClickHouse %s', (engine) => {
+  const db = () => (engine === '18.16' ? { ch: s.ch, database: s.config.clickhouseDatabase } : { ch: chdb, database: 'default' });
+  const rollup = async () => {
     await new Promise((r) => setTimeout(r, 1100));
-    await runHourlyRollup(s.ch, s.config.clickhouseDatabase, { overlapSeconds: 0 });
+    await runHourlyRollup(db().ch, db().database, { overlapSeconds: 0 });
     const pending = await queryRows<{ n: string }>(
-      s.ch,
+      db().ch,
       sql`SELECT count() AS n FROM events_changed_hours WHERE changed_at >= (SELECT max(watermark) FROM events_hourly_state)`,
     );
     expect(Number(pending[0]!.n)).toBe(0);
-    await check('rolled up');
-    await checkFacets('rolled up');
-  });
+  };
 
+  it('answers the same before the rollup (every hour pending), after it, after late events in rolled-up hours and after a host is deleted', async () => {
+    const { ch } = db();
+    all.splice(0, all.length, ...envs);
+    await check(ch, 'pending');
+    await checkFacets(ch, 'pending');
+    await rollup();
+    await check(ch, 'rolled up');
+    await checkFacets(ch, 'rolled up');
+    // Late events: their hours pending again (read from `events`), then rolled up with a newer version.
+    await insertEnvelopes(ch, late);
+    all.push(...late);
+    await checkFacets(ch, 'late, pending');
+    await rollup();
+    await checkFacets(ch, 'late, rolled up');
+    // A host deleted (as deleteHost does): its hours lose their marker and count from `events`, until
+    // the rollup recomputes them once the mutation is applied.
+    await forgetHostValues(ch, 'gamma');
+    await execSql(ch, sql`ALTER TABLE events DELETE WHERE hostname = 'gamma'`);
+    await execSql(ch, sql`ALTER TABLE events_hourly DELETE WHERE hostname = 'gamma'`);
+    for (let left = 1; left > 0; await new Promise((r) => setTimeout(r, 200)))
+      left = Number(
+        (
+          await queryRows<{ n: string }>(
+            ch,
+            sql`SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND is_done = 0`,
+          )
+        )[0]!.n,
+      );
+    all.splice(0, all.length, ...all.filter((e) => e.event.host.hostname !== 'gamma'));
+    await checkFacets(ch, 'host deleted, pending');
+    await rollup();
+    const unmarked = await queryRows<{ n: string }>(
+      ch,
+      sql`SELECT count() AS n FROM events_hourly WHERE hour NOT IN (SELECT hour FROM events_hourly_values WHERE field = '')`,
+    );
+    expect(Number(unmarked[0]!.n)).toBe(0);
+    await checkFacets(ch, 'host deleted, rolled up');
+  }, 300_000);
+});
+
+describe('pageBound', () => {
   it('pageBound: the start of the newest hours holding n events', () => {
     const byHour = new Map([
       [7200, 5],

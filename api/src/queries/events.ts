@@ -6,7 +6,7 @@ import { queryRows } from '@watchpost/runtime';
 import type { Pool } from '@watchpost/runtime';
 import { joinSql, sql, Sql } from '@watchpost/runtime';
 import { occurredHoursSql, occurredRangeSql } from '@watchpost/runtime';
-import { countsByHostAndType, countsByHour, exactCountsByHourPrewhere, pendingHours } from './hourly.ts';
+import { countsByHostAndType, countsByHour, exactCountsByHourPrewhere, pendingHours, topValuesByField } from './hourly.ts';
 import type { Severity } from '@watchpost/schemas';
 import { effectiveSeverity, effectiveSeveritySql, isHidden, visibleTypeSql, type TypeSettings } from './type-settings.ts';
 
@@ -34,6 +34,9 @@ export interface EventRow {
   event_id: string;
   occurred_at: string;
   received_at: string;
+  /** The agent's own time; occurred_at is the window time (core's windowTime). */
+  agent_occurred_at: string;
+  clock_skew: boolean;
   hostname: string;
   display_name: string;
   os_family: string;
@@ -55,6 +58,8 @@ interface RawRow {
   event_id: string;
   occurred_ts: number | string;
   received_ts: number | string;
+  agent_ts: number | string;
+  clock_skewed: number | string;
   hostname: string;
   display_name: string;
   os_family: string;
@@ -201,7 +206,8 @@ function hourCounts(ch: ClickHouseClient, f: EventFilters, ts: TypeSettings): Pr
 const iso = (unixSeconds: number | string) => new Date(Number(unixSeconds) * 1000).toISOString();
 
 function rowColumns(ts: TypeSettings): Sql {
-  return sql`event_id, toUnixTimestamp(occurred_at) AS occurred_ts, toUnixTimestamp(received_at) AS received_ts, hostname,
+  return sql`event_id, toUnixTimestamp(occurred_at) AS occurred_ts, toUnixTimestamp(received_at) AS received_ts,
+    toUnixTimestamp(agent_occurred_at) AS agent_ts, clock_skewed, hostname,
     display_name, os_family, product, product_version, category, type, severity, ${effectiveSeveritySql(ts)} AS effective_severity,
     title, summary, tags, actor_user, source_ip`;
 }
@@ -211,6 +217,8 @@ function toEventRow(r: RawRow, flaps: ReadonlySet<string>): EventRow {
     event_id: r.event_id,
     occurred_at: iso(r.occurred_ts),
     received_at: iso(r.received_ts),
+    agent_occurred_at: iso(r.agent_ts),
+    clock_skew: Number(r.clock_skewed) === 1,
     hostname: r.hostname,
     display_name: r.display_name,
     os_family: r.os_family,
@@ -510,10 +518,10 @@ export interface FacetValue {
 
 /**
  * The `limit` most frequent values of host, type, user and source address among the matching events
- * (empty user/address left out), most first. Host and type: exact distinct events from the hourly
- * rollup when the filters allow (type, severity, host, range only); otherwise, and for user and address,
- * counted as rows (count()): cheap on millions of rows; an event delivered twice and not yet merged may
- * count twice.
+ * (empty user/address left out), most first. Exact distinct events from the hourly rollups when the
+ * filters allow: host and type with filters on type, severity, host and range; user and address with
+ * type, severity and range only (their rollup has no host). Otherwise counted as rows (count()): cheap
+ * on millions of rows; an event delivered twice and not yet merged may count twice.
  */
 export async function eventFacets(
   ch: ClickHouseClient,
@@ -522,9 +530,10 @@ export async function eventFacets(
   limit: number,
 ): Promise<Record<FacetField, FacetValue[]>> {
   // Host and type from the hourly rollup when the filters allow (as the totals): thousands of rows, not
-  // millions (exact: distinct events).
+  // millions (exact: distinct events). Users and addresses too, but their rollup has no hostname.
   const fromRollup = rollupCompatible(f);
-  const scanned: FacetField[] = fromRollup ? ['actor_user', 'source_ip'] : [...FACET_FIELDS];
+  const valuesFromRollup = fromRollup && f.hostname === undefined && f.hostnames === undefined;
+  const scanned: FacetField[] = valuesFromRollup ? [] : fromRollup ? ['actor_user', 'source_ip'] : [...FACET_FIELDS];
   const where = joinSql(eventConditions(f, ts), ' AND ');
   type Row = { k: FacetField; value: string; label: string; n: number | string };
   // With free text, ONE scan for all fields (the costly condition evaluated once; each matching row fans
@@ -556,9 +565,12 @@ export async function eventFacets(
     );
     return rows.filter((r) => r.value !== '' || field === 'hostname' || field === 'type').slice(0, limit);
   };
-  const [rows, rolled] = await Promise.all([
+  const [rows, rolled, values] = await Promise.all([
     f.text?.trim() ? scan(scanned) : Promise.all(scanned.map(one)).then((r) => r.flat()),
     fromRollup ? rolledUpTop(ch, ts, f, limit) : null,
+    valuesFromRollup
+      ? topValuesByField(ch, { from: f.from, toExclusive: f.toExclusive }, joinSql(filterConditions(f, ts), ' AND '), limit)
+      : null,
   ]);
   const of = (field: FacetField): FacetValue[] =>
     rows
@@ -566,8 +578,8 @@ export async function eventFacets(
       .map((r) => ({ value: r.value, ...(field === 'hostname' ? { label: r.label || r.value } : {}), events: Number(r.n) }));
   const hostname = rolled?.hostname ?? of('hostname');
   const type = rolled?.type ?? of('type');
-  const actor_user = of('actor_user');
-  const source_ip = of('source_ip');
+  const actor_user = values?.actor_user ?? of('actor_user');
+  const source_ip = values?.source_ip ?? of('source_ip');
   return { hostname: hostname!, type: type!, actor_user: actor_user!, source_ip: source_ip! };
 }
 

@@ -6,6 +6,7 @@ import { execSql } from '@watchpost/runtime';
 import { sql } from '@watchpost/runtime';
 import { deleteHostRow, getHostView, listHostViews, type HostView, type HostViewFilters, type StaleRule } from '@watchpost/core';
 import type { TypeSettings } from './type-settings.ts';
+import { forgetHostValues } from './hourly.ts';
 
 /** A host in the API's list (timestamps as ISO text, the agent's version as agent_version). */
 export interface HostItem {
@@ -122,6 +123,7 @@ export async function deleteHost(
     return { hostname, problems: p.rowCount ?? 0 };
   });
   if (!deleted) return null;
+  await forgetHostValues(ch, deleted.hostname);
   await execSql(ch, sql`ALTER TABLE events DELETE WHERE hostname = ${deleted.hostname}`);
   await execSql(ch, sql`ALTER TABLE events_hourly DELETE WHERE hostname = ${deleted.hostname}`);
   await execSql(ch, sql`ALTER TABLE events_by_id DELETE WHERE hostname = ${deleted.hostname}`);

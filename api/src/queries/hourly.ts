@@ -4,7 +4,7 @@
 // the edges of a range that does not start or end on a whole hour). Used by the dashboard summary
 // and the events list (its total, and how far back a page has to read).
 import type { ClickHouseClient } from '@watchpost/runtime';
-import { queryRows } from '@watchpost/runtime';
+import { execSql, queryRows } from '@watchpost/runtime';
 import { joinSql, sql, Sql } from '@watchpost/runtime';
 import { occurredHoursSql, occurredRangeSql } from '@watchpost/runtime';
 
@@ -162,4 +162,119 @@ export async function exactCountsByHourPrewhere(
         PREWHERE ${prewhere} WHERE ${occurredRangeSql(range)} AND ${where} GROUP BY h`,
   );
   return new Map(rows.filter((r) => Number(r.n) > 0).map((r) => [Number(r.h), Number(r.n)]));
+}
+
+export const VALUE_FIELDS = ['actor_user', 'source_ip'] as const;
+export type ValueField = (typeof VALUE_FIELDS)[number];
+
+const DAY_S = 86_400;
+
+/**
+ * Exact matching distinct events per user and per source address within [from, toExclusive), the
+ * `limit` most first (ties by value) for each, empty values left out, summed in one query from
+ * `events_hourly_values` (migration 0610): whole UTC days from its day rows where the day is current
+ * (its marker at least as new as each of its hours' and none of them pending), other whole rolled-up
+ * hours from its hour rows (each hour's rows of its marker's version), pending, partial and not yet
+ * marked hours from `events` (as countsByHour). `where` must only use the columns all have (type, severity).
+ */
+export async function topValuesByField(
+  ch: ClickHouseClient,
+  range: { from?: Date; toExclusive?: Date },
+  where: Sql,
+  limit: number,
+): Promise<Record<ValueField, { value: string; events: number }[]>> {
+  const hours: Sql[] = [sql`1`];
+  if (range.from) hours.push(sql`hour >= toStartOfDay(${range.from}, 'UTC')`);
+  if (range.toExclusive) hours.push(sql`hour < ${range.toExclusive}`);
+  const inRange = joinSql(hours, ' AND ');
+  const [split, markers, unmarked] = await Promise.all([
+    splitByRollup(ch, range, where),
+    queryRows<{ field: string; h: number | string; v: number | string }>(
+      ch,
+      sql`SELECT field, toUnixTimestamp(hour) AS h, toString(max(version)) AS v FROM events_hourly_values
+          WHERE field IN ('', 'day:') AND ${inRange} GROUP BY field, h`,
+    ),
+    // Hours rolled up before this rollup existed and not filled by the job yet: from `events` too.
+    queryRows<{ h: number | string }>(
+      ch,
+      sql`SELECT DISTINCT toUnixTimestamp(hour) AS h FROM events_hourly
+          WHERE ${inRange} AND hour NOT IN (SELECT hour FROM events_hourly_values WHERE field = '' AND ${inRange})`,
+    ),
+  ]);
+  const exact = new Set([...split.exact, ...unmarked.map((r) => Number(r.h))]);
+  const hourVersion = new Map<number, bigint>();
+  const dayVersion = new Map<number, bigint>();
+  for (const m of markers) (m.field === '' ? hourVersion : dayVersion).set(Number(m.h), BigInt(m.v));
+  const from = range.from ? range.from.getTime() / 1000 : -Infinity;
+  const to = range.toExclusive ? range.toExclusive.getTime() / 1000 : Infinity;
+  const days: [number, bigint][] = [];
+  for (const [d, v] of dayVersion) {
+    if (d < from || d + DAY_S > to) continue;
+    let current = true;
+    for (let h = d; h < d + DAY_S && current; h += HOUR_S) current = !exact.has(h) && (hourVersion.get(h) ?? 0n) <= v;
+    if (current) days.push([d, v]);
+  }
+  const rolledHours = [...hourVersion].filter(([h]) => !exact.has(h) && h >= from && h + HOUR_S <= to);
+  const pairs = (xs: [number, bigint][]) =>
+    joinSql(
+      xs.map(([t, v]) => sql`(toDateTime(${t}), toUInt64(${new Sql(v.toString())}))`),
+      ', ',
+    );
+  const parts: Sql[] = [];
+  if (days.length > 0)
+    parts.push(
+      // A subquery: the alias `field` would otherwise stand for the column in WHERE.
+      sql`SELECT substring(field, 5) AS field, value, events FROM (SELECT field, value, events FROM events_hourly_values
+          WHERE field IN ('day:actor_user', 'day:source_ip') AND (hour, version) IN (${pairs(days)}) AND ${where})`,
+    );
+  const hourly = days.length > 0 ? rolledHours.filter(([h]) => !days.some(([d]) => h >= d && h < d + DAY_S)) : rolledHours;
+  if (hourly.length > 0)
+    parts.push(
+      sql`SELECT field, value, events FROM events_hourly_values
+          WHERE field IN ('actor_user', 'source_ip') AND (hour, version) IN (${pairs(hourly)}) AND ${where}`,
+    );
+  if (exact.size > 0)
+    parts.push(
+      sql`SELECT kv.1 AS field, kv.2 AS value, uniqExact(event_id) AS events FROM events
+          ARRAY JOIN [${joinSql(
+            VALUE_FIELDS.map((f) => sql`(${f}, ${new Sql(f)})`),
+            ', ',
+          )}] AS kv
+          PREWHERE ${occurredHoursSql([...exact])} AND ${occurredRangeSql(range)}
+          WHERE value != '' AND ${where} GROUP BY field, value`,
+    );
+  const out = { actor_user: [], source_ip: [] } as Record<ValueField, { value: string; events: number }[]>;
+  if (parts.length === 0) return out;
+  const rows = await queryRows<{ field: ValueField; value: string; n: number | string }>(
+    ch,
+    sql`SELECT field, value, sum(events) AS n FROM (${joinSql(parts, ' UNION ALL ')})
+        GROUP BY field, value ORDER BY field, n DESC, value LIMIT ${limit} BY field`,
+  );
+  for (const r of rows) if (Number(r.n) > 0) out[r.field].push({ value: r.value, events: Number(r.n) });
+  return out;
+}
+
+/**
+ * Before a host's events are deleted: the hours (and days) it had events in lose their marker in
+ * `events_hourly_values` (which has no hostname), so readers count them from `events` until the
+ * rollup job has recomputed them (it waits for the deletion's mutation on `events` to finish).
+ */
+export async function forgetHostValues(ch: ClickHouseClient, hostname: string): Promise<void> {
+  const rows = await queryRows<{ h: number | string }>(
+    ch,
+    sql`SELECT DISTINCT toUnixTimestamp(hour) AS h FROM events_hourly WHERE hostname = ${hostname}`,
+  );
+  if (rows.length === 0) return;
+  const list = (ts: number[]) =>
+    joinSql(
+      [...new Set(ts)].map((t) => sql`toDateTime(${t})`),
+      ', ',
+    );
+  const hours = rows.map((r) => Number(r.h));
+  // Their days' markers too: a day row counts the host's events even in an hour that now has none.
+  await execSql(
+    ch,
+    sql`ALTER TABLE events_hourly_values DELETE
+        WHERE (field = '' AND hour IN (${list(hours)})) OR (field = 'day:' AND hour IN (${list(hours.map((h) => Math.floor(h / DAY_S) * DAY_S))}))`,
+  );
 }

@@ -28,8 +28,18 @@ export const eventRowSchema = {
   required: ['event_id', 'occurred_at', 'received_at', 'hostname', 'type', 'severity', 'title', 'flap'],
   properties: {
     event_id: { type: 'string', format: 'uuid' },
-    occurred_at: { ...dt, description: 'time on the host (UTC, second precision)' },
+    occurred_at: {
+      ...dt,
+      description:
+        "time on the host (UTC, second precision); the receive time when the host's clock was off (clock_skew): every window and order uses this",
+    },
     received_at: { ...dt, description: 'time the service received it (UTC, second precision)' },
+    agent_occurred_at: { ...dt, description: 'occurred_at as the agent sent it (UTC, second precision)' },
+    clock_skew: {
+      type: 'boolean',
+      description:
+        "the agent's time was more than 5 minutes ahead of the receive time or more than 7 days behind it: occurred_at is the receive time",
+    },
     hostname: str,
     display_name: str,
     os_family: str,

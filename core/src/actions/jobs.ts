@@ -42,7 +42,9 @@ export async function recordAction<K extends ActionKind>(
   deadline: Date,
 ): Promise<{ action: ActionRecord; job: ActionJobOf<K> }> {
   const { target, ...rest } = plan.payload as { target?: { host_id: number; hostname: string; address: string } };
+  const { action_id: _, ...job } = actionJob(plan.kind, plan.payload, 0, deadline, who.role);
   const action = await createAction(pg, {
+    job,
     kind: plan.kind,
     hostId: target?.host_id ?? null,
     hostname: target?.hostname ?? null,

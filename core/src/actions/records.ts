@@ -50,14 +50,23 @@ const COLUMNS =
 
 export async function createAction(
   pg: Pool,
-  a: { kind: ActionKind; hostId: number | null; hostname: string | null; actor: string; address: string | null; params: object },
+  a: {
+    kind: ActionKind;
+    hostId: number | null;
+    hostname: string | null;
+    actor: string;
+    address: string | null;
+    params: object;
+    /** its job without the action id (the row's): kept so that a job Redis lost can be queued again */
+    job?: object;
+  },
 ): Promise<ActionRecord> {
   // A WinRM kind starts on WinRM; the worker hands it to the agent when WinRM cannot run it (handToAgent).
   const transport: ActionTransport | null = a.kind.startsWith('winrm.') ? 'winrm' : null;
   const r = await pg.query<Row>(
-    `INSERT INTO actions (kind, host_id, hostname, actor, address, params, transport) VALUES ($1, $2, $3, $4, $5, $6, $7)
+    `INSERT INTO actions (kind, host_id, hostname, actor, address, params, transport, job) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
      RETURNING ${COLUMNS}`,
-    [a.kind, a.hostId, a.hostname, a.actor, a.address, JSON.stringify(a.params), transport],
+    [a.kind, a.hostId, a.hostname, a.actor, a.address, JSON.stringify(a.params), transport, a.job ? JSON.stringify(a.job) : null],
   );
   return view(r.rows[0]!);
 }

@@ -2,7 +2,7 @@
 // (queued -> sending -> sent | failed; a retryable failure goes back to queued). The delivery id is the
 // BullMQ job id, and a delivery already `sent` is never sent again, whoever replays it.
 import type { Pool, PoolClient } from '@watchpost/runtime';
-import type { NotifyChannel, NotifyRule } from '@watchpost/schemas';
+import type { NotificationSubject, NotifyChannel, NotifyRule } from '@watchpost/schemas';
 import { pgSafeJson } from '../pg-safe.ts';
 import { deliveryId, type Decision, type Route } from './policy.ts';
 
@@ -11,6 +11,8 @@ export interface DecisionInput {
   subjectKind: string;
   subjectId: string;
   decision: Decision;
+  /** What the deliveries' jobs carry: kept so that a job Redis lost can be queued again (requeue sweep). */
+  subject?: NotificationSubject;
 }
 
 export interface QueuedDelivery {
@@ -40,9 +42,9 @@ export async function recordDecisions(db: Pool | PoolClient, items: DecisionInpu
       })),
   );
   await db.query(
-    `INSERT INTO notification_decisions (subject_key, subject_kind, subject_id, rule, reason, routes)
-     SELECT x.subject_key, x.subject_kind, x.subject_id, x.rule, x.reason, x.routes
-       FROM jsonb_to_recordset($1::jsonb) AS x(subject_key text, subject_kind text, subject_id text, rule text, reason text, routes jsonb)
+    `INSERT INTO notification_decisions (subject_key, subject_kind, subject_id, rule, reason, routes, subject)
+     SELECT x.subject_key, x.subject_kind, x.subject_id, x.rule, x.reason, x.routes, x.subject
+       FROM jsonb_to_recordset($1::jsonb) AS x(subject_key text, subject_kind text, subject_id text, rule text, reason text, routes jsonb, subject jsonb)
      ON CONFLICT (subject_key) DO NOTHING`,
     [
       // Reasons quote agent-sent values (a routing attribute): NUL or a lone surrogate must not fail the batch.
@@ -55,6 +57,7 @@ export async function recordDecisions(db: Pool | PoolClient, items: DecisionInpu
             rule: i.decision.rule,
             reason: i.decision.reason,
             routes: i.decision.routes,
+            subject: i.subject ?? null,
           })),
         ),
       ),
@@ -77,22 +80,43 @@ export async function recordDecisions(db: Pool | PoolClient, items: DecisionInpu
   return r.rows;
 }
 
-export type AttemptStart = { go: true; attempts: number } | { go: false; state: 'sent' | 'failed' | 'missing' };
+export type AttemptStart =
+  | { go: true; attempts: number }
+  | { go: false; state: 'sent' | 'failed' | 'missing' }
+  /** Another worker's attempt holds the delivery (it may be sending it right now): try again later. */
+  | { go: false; state: 'busy' };
 
-/** Marks a delivery as being sent. A delivery already sent (or finally failed) is not sent again. */
-export async function beginDelivery(pg: Pool, id: string): Promise<AttemptStart> {
-  const r = await pg.query<{ attempts: number }>(
-    `UPDATE notification_deliveries SET state = 'sending', attempts = attempts + 1, updated_at = now()
-      WHERE id = $1 AND state IN ('queued', 'sending') RETURNING attempts`,
+const LOCK_NOT_AVAILABLE = '55P03';
+
+/**
+ * Marks a delivery as being sent, inside the caller's open transaction, which holds the delivery's row
+ * lock until the outcome is recorded and committed. A delivery already sent (or finally failed) is not
+ * sent again. The lock is the fence against a zombie: a worker paused mid-send (GC, VM stall, SIGSTOP)
+ * past its job lock keeps its Postgres session, so the worker that takes the stalled job over gets
+ * `busy` instead of sending a second time; a worker that died loses its session and with it the lock.
+ */
+export async function beginDelivery(tx: PoolClient, id: string): Promise<AttemptStart> {
+  let state: string | undefined;
+  try {
+    const r = await tx.query<{ state: string }>('SELECT state FROM notification_deliveries WHERE id = $1 FOR UPDATE NOWAIT', [
+      id,
+    ]);
+    state = r.rows[0]?.state;
+  } catch (err) {
+    if ((err as { code?: string }).code === LOCK_NOT_AVAILABLE) return { go: false, state: 'busy' };
+    throw err;
+  }
+  if (state === undefined) return { go: false, state: 'missing' };
+  if (state === 'sent' || state === 'failed') return { go: false, state };
+  const r = await tx.query<{ attempts: number }>(
+    `UPDATE notification_deliveries SET state = 'sending', attempts = attempts + 1, updated_at = now() WHERE id = $1 RETURNING attempts`,
     [id],
   );
-  if (r.rows[0]) return { go: true, attempts: r.rows[0].attempts };
-  const s = await pg.query<{ state: 'sent' | 'failed' }>('SELECT state FROM notification_deliveries WHERE id = $1', [id]);
-  return { go: false, state: s.rows[0]?.state ?? 'missing' };
+  return { go: true, attempts: r.rows[0]!.attempts };
 }
 
 export async function finishDelivery(
-  pg: Pool,
+  pg: Pool | PoolClient,
   id: string,
   outcome: { ok: true; response: string } | { ok: false; error: string; final: boolean },
 ): Promise<void> {

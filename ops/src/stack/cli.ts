@@ -6,7 +6,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { stackSettings, type StackSettings } from './settings.ts';
 import { probe } from './probe.ts';
-import { clickhouseConfig, clickhouseUsers, kafkaProperties, kafkaLog4j, redisConf } from './templates.ts';
+import { kafkaLog4j, kafkaNodeProperties, kafkaSmallNodeSettings } from '@watchpost/runtime';
+import { clickhouseConfig, clickhouseUsers, redisConf } from './templates.ts';
 
 type Server = 'postgres' | 'redis' | 'clickhouse' | 'kafka';
 const SERVERS: Server[] = ['postgres', 'redis', 'clickhouse', 'kafka'];
@@ -78,10 +79,14 @@ function pidFile(server: Server): string {
 }
 
 function launch(server: Server, cmd: string, args: string[], opts: { uid?: number; gid?: number } = {}): void {
-  const dir = join(s.dir, server);
+  launchIn(join(s.dir, server), cmd, args, opts);
+}
+
+/** Starts a server detached, its output in <dir>/stdout.log and its pid in <dir>/pid. */
+function launchIn(dir: string, cmd: string, args: string[], opts: { uid?: number; gid?: number } = {}): void {
   const out = openSync(join(dir, 'stdout.log'), 'a');
   const child = spawn(cmd, args, { detached: true, stdio: ['ignore', out, out], cwd: dir, ...opts });
-  writeFileSync(pidFile(server), String(child.pid));
+  writeFileSync(join(dir, 'pid'), String(child.pid));
   child.unref();
 }
 
@@ -156,18 +161,73 @@ function startClickhouse(): void {
   launch('clickhouse', which('clickhouse-server')!, ['--config-file', join(dir, 'config.xml')]);
 }
 
+interface KafkaNode {
+  id: number;
+  dir: string;
+  port: number;
+  controllerPort: number;
+}
+
+// One broker lives in .stack/kafka (as it always has); a cluster (STACK_KAFKA_BROKERS=3) in
+// .stack/kafka-cluster/node-<id>, so switching between the two never mixes their logs. The jars stay in
+// .stack/kafka/libs for both (and for the test kit's own clusters).
+function kafkaNodes(count: number): KafkaNode[] {
+  return Array.from({ length: count }, (_, i) => ({
+    id: i + 1,
+    dir: count === 1 ? join(s.dir, 'kafka') : join(s.dir, 'kafka-cluster', `node-${i + 1}`),
+    port: s.kafkaPort + 2 * i,
+    controllerPort: s.kafkaControllerPort + 2 * i,
+  }));
+}
+
+/** pid files of every Kafka node the stack may have started, whatever STACK_KAFKA_BROKERS says now. */
+function kafkaPidFiles(): string[] {
+  const files = [pidFile('kafka')];
+  const cluster = join(s.dir, 'kafka-cluster');
+  if (existsSync(cluster)) for (const d of readdirSync(cluster)) if (d.startsWith('node-')) files.push(join(cluster, d, 'pid'));
+  return files;
+}
+
 function startKafka(): void {
-  const dir = join(s.dir, 'kafka');
-  mkdirSync(join(dir, 'data'), { recursive: true });
-  const props = join(dir, 'server.properties');
-  writeFileSync(props, kafkaProperties(dir, s.kafkaPort, s.kafkaControllerPort));
-  writeFileSync(join(dir, 'log4j.properties'), kafkaLog4j);
-  const java = ['-cp', `${join(dir, 'libs')}/*`, `-Dlog4j.configuration=file:${join(dir, 'log4j.properties')}`];
-  if (!existsSync(join(dir, 'data', 'meta.properties'))) {
-    const clusterId = randomBytes(16).toString('base64url');
-    sh('java', [...java, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props, '--ignore-formatted']);
+  const running = kafkaPidFiles().filter((f) => existsSync(f) && isAlive(Number(readFileSync(f, 'utf8'))));
+  if (running.length > 0)
+    throw new Error(
+      `Kafka runs with a different number of brokers than STACK_KAFKA_BROKERS=${s.kafkaBrokers} asks for: \`npm run stack -- down\` first`,
+    );
+  const nodes = kafkaNodes(s.kafkaBrokers);
+  const libs = join(s.dir, 'kafka', 'libs');
+  const voters = nodes.map((n) => `${n.id}@127.0.0.1:${n.controllerPort}`).join(',');
+  // Every node of a cluster is formatted with the same id, kept beside them.
+  const idFile = join(s.dir, 'kafka-cluster', 'cluster-id');
+  let clusterId = randomBytes(16).toString('base64url');
+  if (nodes.length > 1) {
+    mkdirSync(join(s.dir, 'kafka-cluster'), { recursive: true });
+    if (existsSync(idFile)) clusterId = readFileSync(idFile, 'utf8').trim();
+    else writeFileSync(idFile, clusterId);
   }
-  launch('kafka', 'java', ['-Xms256m', '-Xmx512m', '-XX:+UseG1GC', '-Djava.awt.headless=true', ...java, 'kafka.Kafka', props]);
+  for (const n of nodes) {
+    mkdirSync(join(n.dir, 'data'), { recursive: true });
+    const props = join(n.dir, 'server.properties');
+    writeFileSync(
+      props,
+      kafkaNodeProperties({
+        nodeId: n.id,
+        dataDir: join(n.dir, 'data'),
+        port: n.port,
+        controllerPort: n.controllerPort,
+        voters,
+        clusterSize: nodes.length,
+        // Several JVMs on one machine: small buffers and threads.
+        extra: nodes.length > 1 ? kafkaSmallNodeSettings : {},
+      }),
+    );
+    writeFileSync(join(n.dir, 'log4j.properties'), kafkaLog4j);
+    const java = ['-cp', `${libs}/*`, `-Dlog4j.configuration=file:${join(n.dir, 'log4j.properties')}`];
+    if (!existsSync(join(n.dir, 'data', 'meta.properties')))
+      sh('java', [...java, 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', props, '--ignore-formatted']);
+    const heap = nodes.length > 1 ? ['-Xms128m', '-Xmx384m'] : ['-Xms256m', '-Xmx512m'];
+    launchIn(n.dir, 'java', [...heap, '-XX:+UseG1GC', '-Djava.awt.headless=true', ...java, 'kafka.Kafka', props]);
+  }
 }
 
 const starters: Record<Server, () => void> = {
@@ -183,7 +243,7 @@ async function waitUntilUp(server: Server, seconds: number): Promise<void> {
     if (await probe(server, s)) return;
     await new Promise((r) => setTimeout(r, 300));
   }
-  const logPath = join(s.dir, server, 'stdout.log');
+  const logPath = server === 'kafka' ? join(kafkaNodes(s.kafkaBrokers)[0]!.dir, 'stdout.log') : join(s.dir, server, 'stdout.log');
   const tail = existsSync(logPath) ? readFileSync(logPath, 'utf8').split('\n').slice(-20).join('\n') : '';
   throw new Error(`${server} did not answer within ${seconds}s; last log lines:\n${tail}`);
 }
@@ -201,7 +261,7 @@ async function up(): Promise<void> {
     log(`starting ${server}`);
     starters[server]();
   }
-  await Promise.all(toStart.map((x) => waitUntilUp(x, x === 'kafka' ? 90 : 60)));
+  await Promise.all(toStart.map((x) => waitUntilUp(x, x === 'kafka' ? 90 * s.kafkaBrokers : 60)));
   for (const x of SERVERS) if (s.external[x]) log(`${x}: external (${s.urls[x]}), not managed`);
   for (const x of managed()) log(`${x}: ${toStart.includes(x) ? 'started' : 'already up'}  ${s.urls[x]}`);
 }
@@ -217,18 +277,23 @@ function isAlive(pid: number): boolean {
 
 async function down(): Promise<void> {
   for (const server of [...SERVERS].reverse()) {
-    const pf = pidFile(server);
-    if (!existsSync(pf)) continue;
-    const pid = Number(readFileSync(pf, 'utf8'));
-    if (pid > 0 && isAlive(pid)) {
-      log(`stopping ${server} (pid ${pid})`);
-      process.kill(pid, 'SIGTERM');
-      const deadline = Date.now() + 30_000;
-      while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
-      if (isAlive(pid)) process.kill(pid, 'SIGKILL');
-    }
-    rmSync(pf, { force: true });
+    // A cluster's nodes stop together: each one alone would wait for the others to take its partitions.
+    const files = server === 'kafka' ? kafkaPidFiles() : [pidFile(server)];
+    await Promise.all(files.map((pf) => stop(server, pf)));
   }
+}
+
+async function stop(server: Server, pf: string): Promise<void> {
+  if (!existsSync(pf)) return;
+  const pid = Number(readFileSync(pf, 'utf8'));
+  if (pid > 0 && isAlive(pid)) {
+    log(`stopping ${server} (pid ${pid})`);
+    process.kill(pid, 'SIGTERM');
+    const deadline = Date.now() + 30_000;
+    while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    if (isAlive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  rmSync(pf, { force: true });
 }
 
 async function status(): Promise<boolean> {

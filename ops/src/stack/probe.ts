@@ -45,7 +45,8 @@ async function clickhousePing(url: string): Promise<boolean> {
   }
 }
 
-async function kafkaPing(brokers: string): Promise<boolean> {
+/** Answers with a controller and `want` brokers (the stack's own: as many as it starts; external: any). */
+async function kafkaPing(brokers: string, want: number | 'any'): Promise<boolean> {
   const kafka = new Kafka({
     clientId: 'stack-probe',
     brokers: brokers.split(','),
@@ -58,7 +59,7 @@ async function kafkaPing(brokers: string): Promise<boolean> {
   try {
     await admin.connect();
     const c = await admin.describeCluster();
-    return c.brokers.length > 0 && c.controller !== null;
+    return (want === 'any' ? c.brokers.length > 0 : c.brokers.length === want) && c.controller !== null;
   } catch {
     return false;
   } finally {
@@ -75,6 +76,6 @@ export function probe(server: StackServer, s: StackSettings): Promise<boolean> {
     case 'clickhouse':
       return clickhousePing(s.urls.clickhouse);
     case 'kafka':
-      return kafkaPing(s.urls.kafka);
+      return kafkaPing(s.urls.kafka, s.external.kafka ? 'any' : s.kafkaBrokers);
   }
 }

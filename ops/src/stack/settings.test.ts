@@ -20,4 +20,12 @@ describe('stack settings', () => {
   it('moves the state folder with STACK_DIR', () => {
     expect(stackSettings({ STACK_DIR: '/tmp/elsewhere' }).dir).toBe('/tmp/elsewhere');
   });
+
+  it('STACK_KAFKA_BROKERS=3 asks for a KRaft cluster: three brokers two ports apart, listed for the service', () => {
+    const s = stackSettings({ STACK_KAFKA_BROKERS: '3' });
+    expect(s.kafkaBrokers).toBe(3);
+    expect(s.urls.kafka).toBe(`127.0.0.1:${s.kafkaPort},127.0.0.1:${s.kafkaPort + 2},127.0.0.1:${s.kafkaPort + 4}`);
+    expect(stackSettings({}).kafkaBrokers).toBe(1);
+    expect(() => stackSettings({ STACK_KAFKA_BROKERS: '2' })).toThrow(/STACK_KAFKA_BROKERS/);
+  });
 });

@@ -45,38 +45,7 @@ export const clickhouseUsers = `<?xml version="1.0"?>
 </yandex>
 `;
 
-export function kafkaProperties(dir: string, port: number, controllerPort: number): string {
-  return [
-    'process.roles=broker,controller',
-    'node.id=1',
-    `controller.quorum.voters=1@127.0.0.1:${controllerPort}`,
-    `listeners=PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    `advertised.listeners=PLAINTEXT://127.0.0.1:${port}`,
-    'controller.listener.names=CONTROLLER',
-    'inter.broker.listener.name=PLAINTEXT',
-    'listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
-    `log.dirs=${dir}/data`,
-    'num.partitions=4',
-    'auto.create.topics.enable=false',
-    'offsets.topic.replication.factor=1',
-    'offsets.topic.num.partitions=8',
-    'transaction.state.log.replication.factor=1',
-    'transaction.state.log.min.isr=1',
-    'default.replication.factor=1',
-    'min.insync.replicas=1',
-    'group.initial.rebalance.delay.ms=0',
-    'log.retention.hours=168',
-    '',
-  ].join('\n');
-}
-
-export const kafkaLog4j = `log4j.rootLogger=WARN, stdout
-log4j.appender.stdout=org.apache.log4j.ConsoleAppender
-log4j.appender.stdout.layout=org.apache.log4j.PatternLayout
-log4j.appender.stdout.layout.ConversionPattern=[%d] %p %m (%c)%n
-log4j.logger.kafka=INFO
-log4j.logger.org.apache.kafka=WARN
-`;
+// Kafka's server.properties comes from runtime (kafkaNodeProperties): the test kit's own clusters use it too.
 
 export function redisConf(dir: string, port: number): string {
   return [

@@ -7,7 +7,7 @@
 // cluster-wide per interval): the latest-version refresh, the automatic update fallback and the session
 // actions waiting for a host's agent (agent-transport.ts).
 import type { Job } from 'bullmq';
-import { createQueue, createWorker, type RoleStarter } from '@watchpost/runtime';
+import { createQueue, createWorker, onRedisReconnect, type RoleStarter } from '@watchpost/runtime';
 import {
   ACTIONS_MAINTENANCE_JOBS,
   ACTIONS_QUEUE,
@@ -93,13 +93,21 @@ export const actionsRole: RoleStarter = async ({ config, log, clients }) => {
     [ACTIONS_MAINTENANCE_JOBS.updateFallback]: FALLBACK_SCAN_MS,
     [ACTIONS_MAINTENANCE_JOBS.agentActions]: AGENT_ACTIONS_SCAN_MS,
   };
-  for (const [name, ms] of Object.entries(every)) {
-    await queue.upsertJobScheduler(
+  const upsert = (name: string, ms: number) =>
+    queue.upsertJobScheduler(
       name,
       { every: ms },
       { name, data: { kind: name } as ActionsQueueJob, opts: { removeOnComplete: 100, removeOnFail: 100, attempts: 1 } },
     );
-  }
+  for (const [name, ms] of Object.entries(every)) await upsert(name, ms);
+  // A Redis back without its data has no schedulers: the missing ones are put back.
+  const stopRestore = onRedisReconnect(
+    queueConn,
+    async () => {
+      for (const [name, ms] of Object.entries(every)) if (!(await queue.getJobScheduler(name))) await upsert(name, ms);
+    },
+    (err) => log.warn({ err }, 'restoring job schedulers failed; tried again at the next reconnect'),
+  );
   const worker = createWorker<ActionsQueueJob>(
     config,
     ACTIONS_QUEUE,
@@ -117,6 +125,7 @@ export const actionsRole: RoleStarter = async ({ config, log, clients }) => {
   return {
     checks: { actions_worker: async () => worker.isRunning() },
     async close() {
+      stopRestore();
       await worker.close();
       await queue.close();
       await Promise.allSettled([queueConn.quit(), workerConn.quit()]);

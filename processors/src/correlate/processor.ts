@@ -17,8 +17,10 @@
 // Times: every event-driven timestamp (host last_seen/last_heartbeat, problem created_at/last_seen,
 // correlation window, automatic resolve) is the service's receive time `received_at` from the
 // envelope, so agents' drifting clocks do not matter and a replay reproduces the same rows. The flap
-// rule and its 30 s deduplication use the host's `occurred_at` (302 -> 303 timing is host-side, and
-// pairs form in host-time order whatever the arrival order), as does the order of inventory snapshots.
+// rule pairs and spaces 302 -> 303 on the host's own clock (`occurred_at` as sent: an interval on one
+// clock is right whatever its offset, and pairs form in host-time order whatever the arrival order);
+// where a flap, a timeline entry or an inventory snapshot sits in time is the window time (core's
+// windowTime: `occurred_at` while plausible, else `received_at`), as in ClickHouse.
 import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '@watchpost/runtime';
 import {
@@ -37,6 +39,7 @@ import {
   plausibleInstanceId,
   upsertHostChanges,
   upsertHosts,
+  windowTime,
   type HostObservation,
   type HostRefresh,
   type ProblemRow,
@@ -182,6 +185,7 @@ async function applyBatch(
   const events: EventCtx[] = fresh.map((env, i) => {
     const e = env.event;
     const receivedAt = new Date(env.received_at);
+    const windowAt = windowTime(e.occurred_at, receivedAt).at;
     const severity = effectiveSeverity(typeSettings, e.type, e.severity);
     const ev: EventCtx = {
       env,
@@ -189,10 +193,11 @@ async function applyBatch(
       host: e.host.hostname,
       receivedAt,
       occurredAt: new Date(e.occurred_at),
+      windowAt,
       severity,
       self: {
         event_id: e.event_id,
-        occurred_at: new Date(e.occurred_at),
+        occurred_at: windowAt,
         received_at: receivedAt,
         type: e.type,
         severity,

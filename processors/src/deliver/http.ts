@@ -24,15 +24,33 @@ export async function post(url: string, body: string, opts: PostOptions): Promis
     });
   const mod = u.protocol === 'https:' ? https : http;
   return new Promise((resolve, reject) => {
+    let answered = false;
+    // The deadline is checked after the pending I/O: when the process was paused (GC, VM stall,
+    // SIGSTOP) the overdue timer fires first on waking, while the answer may already wait in the
+    // socket; a repeat sent because of that false timeout would reach the receiver twice.
+    const deadline = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (!answered) req.destroy(Object.assign(new Error('timeout'), { name: 'TimeoutError' }));
+        }),
+      opts.timeoutMs,
+    );
     const req = mod.request(
       u,
       {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...opts.headers },
         ...(opts.guard ? { lookup: guardedLookup(opts.guard, hostListing(u.hostname, opts.guard)) } : {}),
-        signal: AbortSignal.timeout(opts.timeoutMs),
       },
       (res) => {
+        answered = true;
+        // The body of an answer that began in time has the same deadline again.
+        clearTimeout(deadline);
+        const bodyDeadline = setTimeout(
+          () => setImmediate(() => res.destroy(new DeliveryError(`no answer within ${opts.timeoutMs} ms`, false))),
+          opts.timeoutMs,
+        );
+        res.on('close', () => clearTimeout(bodyDeadline));
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {
@@ -45,6 +63,9 @@ export async function post(url: string, body: string, opts: PostOptions): Promis
         res.on('error', reject);
       },
     );
+    req.on('close', () => {
+      if (!answered) clearTimeout(deadline);
+    });
     req.on('error', (err) => {
       if (err.name === 'SsrfRefused') reject(new DeliveryError(err.message, true));
       else if (err.name === 'AbortError' || err.name === 'TimeoutError')

@@ -4,10 +4,13 @@
 // queued, and an admin's test-send (job `test_send`, added at the head of the channel's queue).
 //
 // A delivery is sent at most once per successful attempt: `beginDelivery` refuses a delivery already
-// sent, whoever replays it. A worker killed after the provider accepted a message and before the row
-// says `sent` sends it again on retry, with the same delivery id (webhook header, e-mail header).
-import { UnrecoverableError, type Job, type Worker } from 'bullmq';
-import { createWorker, counter, type RoleStarter, type Config, type Pool, type Logger } from '@watchpost/runtime';
+// sent, whoever replays it, and an attempt holds the delivery's row lock from that check until its
+// outcome is committed, so a worker paused mid-send past its job lock (a zombie when it wakes) still
+// fences the worker that took the stalled job over. A worker killed after the provider accepted a
+// message and before the row says `sent` sends it again on retry, with the same delivery id (webhook
+// header, e-mail header).
+import { DelayedError, UnrecoverableError, type Job, type Worker } from 'bullmq';
+import { createPostgres, createWorker, counter, type RoleStarter, type Config, type Pool, type Logger } from '@watchpost/runtime';
 import {
   DELIVERY_QUEUES,
   NOTIFY_CHANNELS,
@@ -41,6 +44,8 @@ const CONFIG_TTL_MS = 2000;
 
 export interface DeliverDeps {
   pg: Pool;
+  /** One client per attempt in flight (concurrency x channels), each holding its delivery's row lock. */
+  attempts: Pool;
   config: Config;
   log: Logger;
   /** Cached for a moment (deliveries); `fresh` reads the saved values now (test-send after a save). */
@@ -53,31 +58,53 @@ function providerEnv(deps: DeliverDeps, remember: ProviderEnv['remember'] = asyn
 }
 
 /** Sends one delivery job; throws (BullMQ retries) on a transient failure, UnrecoverableError on a final one. */
-export async function deliverJob(deps: DeliverDeps, job: Job<DeliveryJob>): Promise<string> {
+export async function deliverJob(deps: DeliverDeps, job: Job<DeliveryJob>, token?: string): Promise<string> {
   const d = job.data;
-  const start = await beginDelivery(deps.pg, d.delivery_id);
-  if (!start.go) {
-    delivered.inc({ channel: d.channel, outcome: `skipped_${start.state}` });
-    return `skipped: delivery is ${start.state}`;
-  }
+  const tx = await deps.attempts.connect();
+  let open = false;
   try {
-    const configs = await deps.configs();
-    const env = providerEnv(deps, async (push_sent) => {
-      await job.updateData({ ...job.data, push_sent });
-    });
-    const response = await providers[d.channel].send({ job: d, rendered: render(d.subject, d.rule), configs, env });
-    await finishDelivery(deps.pg, d.delivery_id, { ok: true, response });
+    await tx.query('BEGIN');
+    open = true;
+    const start = await beginDelivery(tx, d.delivery_id);
+    if (!start.go) {
+      await tx.query('COMMIT');
+      open = false;
+      if (start.state === 'busy') {
+        // Another worker's attempt is under way (maybe paused mid-send): not an attempt of ours, look again later.
+        delivered.inc({ channel: d.channel, outcome: 'busy' });
+        await job.moveToDelayed(Date.now() + deps.config.notify.lockMs, token);
+        throw new DelayedError();
+      }
+      delivered.inc({ channel: d.channel, outcome: `skipped_${start.state}` });
+      return `skipped: delivery is ${start.state}`;
+    }
+    let response: string;
+    try {
+      const configs = await deps.configs();
+      const env = providerEnv(deps, async (push_sent) => {
+        await job.updateData({ ...job.data, push_sent });
+      });
+      response = await providers[d.channel].send({ job: d, rendered: render(d.subject, d.rule), configs, env });
+    } catch (err) {
+      const final = err instanceof DeliveryError ? err.final : false;
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const message = err instanceof Error ? err.message : String(err);
+      if (!(err instanceof DeliveryError)) deps.log.error({ err, delivery: d.delivery_id }, 'delivery failed unexpectedly');
+      await finishDelivery(tx, d.delivery_id, { ok: false, error: message, final: final || lastAttempt });
+      await tx.query('COMMIT');
+      open = false;
+      delivered.inc({ channel: d.channel, outcome: final ? 'failed_final' : 'failed_retry' });
+      if (final) throw new UnrecoverableError(message);
+      throw err;
+    }
+    await finishDelivery(tx, d.delivery_id, { ok: true, response });
+    await tx.query('COMMIT');
+    open = false;
     delivered.inc({ channel: d.channel, outcome: 'sent' });
     return response;
-  } catch (err) {
-    const final = err instanceof DeliveryError ? err.final : false;
-    const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
-    const message = err instanceof Error ? err.message : String(err);
-    if (!(err instanceof DeliveryError)) deps.log.error({ err, delivery: d.delivery_id }, 'delivery failed unexpectedly');
-    await finishDelivery(deps.pg, d.delivery_id, { ok: false, error: message, final: final || lastAttempt });
-    delivered.inc({ channel: d.channel, outcome: final ? 'failed_final' : 'failed_retry' });
-    if (final) throw new UnrecoverableError(message);
-    throw err;
+  } finally {
+    if (open) await tx.query('ROLLBACK').catch(() => {});
+    tx.release();
   }
 }
 
@@ -119,6 +146,11 @@ export const deliverRole: RoleStarter = async ({ config, log, clients }) => {
   // Each channel's rate limit and defaults; a wrong channel variable stops the start.
   const defaults = channelDefaults(config.notify);
   const pg = clients.pg;
+  const attempts = createPostgres(
+    config.databaseUrl,
+    config.notify.concurrency * NOTIFY_CHANNELS.length,
+    config.databaseTimeouts,
+  );
   const key = await loadSecretsKey(config.actions.secretsKey, config.stateDir);
   let cached: { at: number; value: ChannelConfigs } | null = null;
   let vapid: Promise<VapidKeys> | undefined;
@@ -133,6 +165,7 @@ export const deliverRole: RoleStarter = async ({ config, log, clients }) => {
         throw err;
       })),
     pg,
+    attempts,
     config,
     log,
     async configs(fresh = false) {
@@ -159,8 +192,10 @@ export const deliverRole: RoleStarter = async ({ config, log, clients }) => {
       config,
       DELIVERY_QUEUES[channel],
       // Any other job of the queue is a delivery (named after its rule).
-      (job) =>
-        isTestSend(job) ? testSend(deps, channel, job.data.requested_by, job.data.at) : deliverJob(deps, job as Job<DeliveryJob>),
+      (job, token) =>
+        isTestSend(job)
+          ? testSend(deps, channel, job.data.requested_by, job.data.at)
+          : deliverJob(deps, job as Job<DeliveryJob>, token),
       conn,
       { ...workerOpts, limiter: { max: defaults[channel].ratePerSecond, duration: 1000 } },
     );
@@ -183,6 +218,7 @@ export const deliverRole: RoleStarter = async ({ config, log, clients }) => {
     async close() {
       await Promise.all(workers.map((w) => w.close()));
       await Promise.allSettled(conns.map((c) => c.quit()));
+      await attempts.end();
     },
   };
 };

@@ -135,7 +135,10 @@ export async function record(
   subjects: Map<string, NotificationSubject>,
 ): Promise<number> {
   if (items.length === 0) return 0;
-  const queued = await recordDecisions(ctx.pg, items);
+  const queued = await recordDecisions(
+    ctx.pg,
+    items.map((i) => ({ ...i, subject: subjects.get(i.subjectKey) })),
+  );
   await enqueueDeliveries(ctx.queues, ctx.notify, queued, (k) => subjects.get(k)!);
   return queued.length;
 }

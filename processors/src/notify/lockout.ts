@@ -73,7 +73,7 @@ export async function notifyLockout(ctx: DecideContext, d: LoginRateLimitedJob):
         }
       }
     }
-    return recordDecisions(c, [{ subjectKey, subjectKind: 'login_lockout', subjectId: d.username, decision }]);
+    return recordDecisions(c, [{ subjectKey, subjectKind: 'login_lockout', subjectId: d.username, decision, subject }]);
   });
   await enqueueDeliveries(ctx.queues, ctx.notify, queued, () => subject);
   return queued.length;

@@ -10,7 +10,14 @@ import { envelope } from '@watchpost/testkit/correlate';
 import { waitFor } from '@watchpost/testkit';
 import { queryRows } from '@watchpost/runtime';
 import { sql } from '@watchpost/runtime';
-import { EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB, POSTGRES_RETENTION_JOB, DAILY_REPORT_JOB, schedulerRole } from './index.ts';
+import {
+  EVENTS_ROLLUP_JOB,
+  LIVENESS_SCAN_JOB,
+  POSTGRES_RETENTION_JOB,
+  DAILY_REPORT_JOB,
+  REQUEUE_LOST_JOB,
+  schedulerRole,
+} from './index.ts';
 
 let stores: TestStores;
 const prefix = uniqueTestName('sched');
@@ -64,7 +71,7 @@ describe('scheduler role', () => {
     const queue = createQueue(stores.config, SCHEDULER_QUEUE, createRedis(stores.config.redisUrl, { forBullmq: true }));
     try {
       expect((await queue.getJobSchedulers()).map((s) => s.key).sort()).toEqual(
-        [EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB, POSTGRES_RETENTION_JOB, DAILY_REPORT_JOB].sort(),
+        [EVENTS_ROLLUP_JOB, LIVENESS_SCAN_JOB, POSTGRES_RETENTION_JOB, DAILY_REPORT_JOB, REQUEUE_LOST_JOB].sort(),
       );
       await waitFor(
         'two completed liveness scans',

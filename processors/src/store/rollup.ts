@@ -6,7 +6,7 @@
 // may still be stale: those logged at or after it, which the dashboard reads from `events` directly.
 import type { ClickHouseClient } from '@watchpost/runtime';
 import { execSql, queryRows } from '@watchpost/runtime';
-import { sql } from '@watchpost/runtime';
+import { joinSql, sql } from '@watchpost/runtime';
 import { occurredHoursSql } from '@watchpost/runtime';
 import { dropExpiredPartitions } from './retention.ts';
 
@@ -51,7 +51,7 @@ export function chunkHours(hours: readonly number[], size = HOURS_PER_INSERT): n
   return out;
 }
 
-/** Recomputes the given hours (unix seconds) of `events` into `events_hourly` with `version`. */
+/** Recomputes the given hours (unix seconds) of `events` into `events_hourly` and `events_hourly_values` with `version`. */
 export async function recomputeHours(ch: ClickHouseClient, hours: readonly number[], version: number): Promise<void> {
   for (const group of chunkHours([...hours].sort((a, b) => a - b))) {
     await execSql(
@@ -62,12 +62,93 @@ export async function recomputeHours(ch: ClickHouseClient, hours: readonly numbe
           PREWHERE ${occurredHoursSql(group)}
           GROUP BY hour, type, severity, hostname`,
     );
+    await recomputeValueHours(ch, group, version);
   }
 }
 
 /**
- * One rollup run: recompute every hour logged since the previous watermark, then advance it to this
- * run's start minus the overlap. Concurrent runs are harmless (each writes exact counts), the
+ * Top users and addresses of the given hours (at most one chunk) into `events_hourly_values`
+ * (migration 0610): every row of an hour with `version`, then its marker row (field '') that makes
+ * readers take this version, also for an hour whose values all went.
+ */
+async function recomputeValueHours(ch: ClickHouseClient, hours: readonly number[], version: number): Promise<void> {
+  await execSql(
+    ch,
+    sql`INSERT INTO events_hourly_values (field, hour, value, type, severity, events, version)
+        SELECT kv.1 AS field, toStartOfHour(occurred_at, 'UTC') AS hour, kv.2 AS value, type, severity,
+          uniqExact(event_id) AS events, toUInt64(${version}) AS version
+        FROM events
+        ARRAY JOIN [('actor_user', actor_user), ('source_ip', source_ip)] AS kv
+        PREWHERE ${occurredHoursSql(hours)}
+        WHERE value != ''
+        GROUP BY field, hour, value, type, severity`,
+  );
+  await execSql(
+    ch,
+    sql`INSERT INTO events_hourly_values (field, hour, value, type, severity, events, version)
+        SELECT '' AS field, toDateTime(h) AS hour, '' AS value, '' AS type, '' AS severity, toUInt64(0) AS events,
+          toUInt64(${version}) AS version
+        FROM (SELECT arrayJoin([${joinSql(
+          hours.map((h) => sql`${h}`),
+          ', ',
+        )}]) AS h)`,
+  );
+}
+
+const DAY_S = 86_400;
+
+/**
+ * The given UTC days (unix seconds of midnight) of `events_hourly_values` summed from their hours
+ * (each hour's rows of its marker's version) into day rows (field 'day:<field>', hour = midnight)
+ * with `version`, then each day's marker (field 'day:'). Readers take a day only when its marker is
+ * at least as new as every hour's in it and none of its hours is pending.
+ */
+async function recomputeValueDays(ch: ClickHouseClient, days: readonly number[], version: number): Promise<void> {
+  const list = joinSql(
+    days.map((d) => sql`toDateTime(${d})`),
+    ', ',
+  );
+  await execSql(
+    ch,
+    sql`INSERT INTO events_hourly_values (field, hour, value, type, severity, events, version)
+        SELECT concat('day:', field) AS day_field, toStartOfDay(hour, 'UTC') AS day, value, type, severity, sum(events) AS n,
+          toUInt64(${version}) AS v
+        FROM events_hourly_values
+        WHERE field IN ('actor_user', 'source_ip') AND toStartOfDay(hour, 'UTC') IN (${list})
+          AND (hour, version) IN (SELECT hour, max(version) FROM events_hourly_values
+                                  WHERE field = '' AND toStartOfDay(hour, 'UTC') IN (${list}) GROUP BY hour)
+        GROUP BY day_field, day, value, type, severity`,
+  );
+  await execSql(
+    ch,
+    sql`INSERT INTO events_hourly_values (field, hour, value, type, severity, events, version)
+        SELECT 'day:' AS field, toDateTime(d) AS hour, '' AS value, '' AS type, '' AS severity, toUInt64(0) AS events,
+          toUInt64(${version}) AS version
+        FROM (SELECT arrayJoin([${joinSql(
+          days.map((d) => sql`${d}`),
+          ', ',
+        )}]) AS d)`,
+  );
+}
+
+/**
+ * Rolled-up hours (unix seconds) with no marker in `events_hourly_values` (those `events` held before
+ * migration 0610, and a deleted host's: api/src/queries/hourly.ts forgetHostValues), newest first, at
+ * most `limit`.
+ */
+export async function unmarkedHours(ch: ClickHouseClient, limit = HOURS_PER_INSERT): Promise<number[]> {
+  const rows = await queryRows<{ h: number | string }>(
+    ch,
+    sql`SELECT DISTINCT toUnixTimestamp(hour) AS h FROM events_hourly
+        WHERE hour NOT IN (SELECT hour FROM events_hourly_values WHERE field = '') ORDER BY h DESC LIMIT ${limit}`,
+  );
+  return rows.map((r) => Number(r.h));
+}
+
+/**
+ * One rollup run: recompute every hour logged since the previous watermark (and the top values of up
+ * to a chunk of hours without them, then the days of all these), then advance it to this run's start
+ * minus the overlap. Concurrent runs are harmless (each writes exact counts), the
  * scheduler runs one at a time anyway. Change-log partitions older than a day before the watermark
  * are dropped (they can no longer matter).
  */
@@ -83,6 +164,21 @@ export async function runHourlyRollup(
   // Milliseconds: strictly above every earlier run's version (and the migration backfill's 0).
   const version = Date.now();
   await recomputeHours(ch, hours, version);
+  // The top-values rollup of hours without a marker (stored before it existed, or a deleted host's),
+  // a chunk per run; not while a deletion is still being applied to `events`.
+  const deleting = await queryRows<{ n: number | string }>(
+    ch,
+    sql`SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND table = 'events' AND is_done = 0`,
+  );
+  const unmarked = Number(deleting[0]?.n ?? 0) > 0 ? [] : (await unmarkedHours(ch)).filter((h) => !hours.includes(h));
+  if (unmarked.length > 0) await recomputeValueHours(ch, unmarked, version);
+  // Then the days of every hour written (after their hours: a day is never newer than its hours' rows).
+  const days = [...new Set([...hours, ...unmarked].map((h) => Math.floor(h / DAY_S) * DAY_S))];
+  for (const group of chunkHours(
+    days.sort((a, b) => a - b),
+    7,
+  ))
+    await recomputeValueDays(ch, group, version);
   const watermark = toDate(startedAt - (opts.overlapSeconds ?? ROLLUP_OVERLAP_SECONDS));
   await execSql(ch, sql`INSERT INTO events_hourly_state (id, watermark, run_at) VALUES (1, ${watermark}, ${toDate(startedAt)})`);
   await dropExpiredPartitions(ch, database, 1, watermark, 'events_changed_hours');

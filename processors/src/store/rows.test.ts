@@ -49,6 +49,8 @@ describe('envelopeToRow', () => {
       event_id: env.event.event_id,
       occurred_at: Date.parse('2026-03-01T09:00:00Z') / 1000,
       received_at: Date.parse('2026-03-01T09:00:01Z') / 1000,
+      agent_occurred_at: Date.parse('2026-03-01T09:00:00Z') / 1000,
+      clock_skewed: 0,
       hostname: 'host-7.example.org',
       display_name: 'Host 7',
       os_family: 'linux',
@@ -65,6 +67,21 @@ describe('envelopeToRow', () => {
       source_ip: '203.0.113.7',
     });
     expect(JSON.parse(row.event_json)).toEqual(env.event);
+  });
+
+  it.each([
+    ['3 h ahead', '2026-03-01T15:00:00+03:00', Date.parse('2026-03-01T12:00:00Z')],
+    ['reset to 2001', '2001-01-01T00:00:00Z', Date.parse('2001-01-01T00:00:00Z')],
+  ])('a clock %s: occurred_at is the receive time, the agent time kept and flagged', (_n, occurred, agent) => {
+    const received = new Date('2026-03-01T09:00:01.250Z');
+    const row = envelopeToRow(makeEnvelope({ occurred_at: occurred }, 1, received));
+    expect(row).toMatchObject({
+      occurred_at: Date.parse('2026-03-01T09:00:01Z') / 1000,
+      received_at: Date.parse('2026-03-01T09:00:01Z') / 1000,
+      agent_occurred_at: agent / 1000,
+      clock_skewed: 1,
+    });
+    expect(JSON.parse(row.event_json).occurred_at).toBe(occurred);
   });
 
   it('uses empty strings and no tags for absent optional fields', () => {

@@ -1,12 +1,22 @@
 // Envelope -> one row of the ClickHouse `events` table (pure; the column list is documented in
 // processors/README.md).
 import { ACTOR_USER_KEYS, SOURCE_ADDRESS_KEYS, detailText, type EventEnvelope } from '@watchpost/schemas';
+// The subpath, not core's main entry: the decode workers load only this.
+import { windowTime } from '@watchpost/core/window-time';
 
 export interface EventRow {
   event_id: string;
-  /** Unix seconds (DateTime holds seconds; the exact value stays in event_json). */
+  /**
+   * Unix seconds (DateTime holds seconds; the exact value stays in event_json): the window time
+   * (core's windowTime), so every query, the sorting key and the hourly rollup count a host whose
+   * clock is off by its receive time.
+   */
   occurred_at: number;
   received_at: number;
+  /** The agent's own occurred_at, as sent (clamped to DateTime). */
+  agent_occurred_at: number;
+  /** 1 when agent_occurred_at was out of bounds and occurred_at is the receive time. */
+  clock_skewed: number;
   hostname: string;
   display_name: string;
   os_family: string;
@@ -31,6 +41,8 @@ export const EVENT_COLUMNS = [
   'event_id',
   'occurred_at',
   'received_at',
+  'agent_occurred_at',
+  'clock_skewed',
   'hostname',
   'display_name',
   'os_family',
@@ -52,9 +64,9 @@ export const EVENT_COLUMNS = [
 
 const MAX_DATETIME = 4_294_967_295; // DateTime is UInt32 seconds
 
-/** ISO 8601 with offset -> unix seconds, clamped to what DateTime can hold. */
-export function toUnixSeconds(iso: string): number {
-  const ms = Date.parse(iso);
+/** ISO 8601 with offset (or epoch ms) -> unix seconds, clamped to what DateTime can hold. */
+export function toUnixSeconds(iso: string | number): number {
+  const ms = typeof iso === 'number' ? iso : Date.parse(iso);
   if (Number.isNaN(ms)) return 0;
   return Math.min(MAX_DATETIME, Math.max(0, Math.floor(ms / 1000)));
 }
@@ -67,10 +79,13 @@ export function pickDetail(details: unknown, keys: readonly string[]): string {
 /** `eventJson`: the event's text as received (kept as is); else the event is serialised. */
 export function envelopeToRow(env: EventEnvelope, eventJson?: string): EventRow {
   const e = env.event;
+  const w = windowTime(e.occurred_at, env.received_at);
   return {
     event_id: e.event_id,
-    occurred_at: toUnixSeconds(e.occurred_at),
+    occurred_at: toUnixSeconds(w.at.getTime()),
     received_at: toUnixSeconds(env.received_at),
+    agent_occurred_at: toUnixSeconds(e.occurred_at),
+    clock_skewed: w.skewed ? 1 : 0,
     hostname: e.host.hostname,
     display_name: e.host.display_name ?? '',
     os_family: e.host.os_family,

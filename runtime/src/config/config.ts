@@ -4,7 +4,7 @@ import { createECDH } from 'node:crypto';
 import { isIP } from 'node:net';
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { localUrls } from './local-stack.ts';
+import { localStack, localUrls } from './local-stack.ts';
 import { ConfigError, envReader, type EnvVars } from './env.ts';
 
 export { ConfigError };
@@ -150,6 +150,8 @@ export interface Config {
   livenessScanIntervalSeconds: number;
   /** period of the exact hourly events rollup (scheduler role) */
   eventsRollupIntervalSeconds: number;
+  /** deliveries and actions still queued after this long with no BullMQ job get it back (scheduler role, requeue.ts) */
+  requeueGraceSeconds: number;
   /** Postgres retention (scheduler role, hourly; core/src/retention.ts): every table that grows with events or time. */
   postgresRetention: {
     ledgerHours: number;
@@ -364,7 +366,8 @@ export function startupWarnings(config: Pick<Config, 'kafkaBrokers' | 'kafkaRepl
 
 /** min.insync.replicas must not exceed the replication factor (writes with acks=all would always fail). */
 function kafkaReplication(env: Env): { rf: number; isr: number } {
-  const rf = int(env, 'KAFKA_REPLICATION_FACTOR', 1, 1, 16);
+  // The local stack's cluster (STACK_KAFKA_BROKERS=3) gets replicated topics without more settings.
+  const rf = int(env, 'KAFKA_REPLICATION_FACTOR', env.KAFKA_BROKERS ? 1 : Math.min(3, localStack.kafkaBrokers), 1, 16);
   const isr = int(env, 'KAFKA_MIN_INSYNC_REPLICAS', rf >= 3 ? 2 : 1, 1, 16);
   if (isr > rf)
     throw new ConfigError('KAFKA_MIN_INSYNC_REPLICAS', `must not exceed KAFKA_REPLICATION_FACTOR (${rf}), got ${isr}`);
@@ -503,6 +506,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     },
     livenessScanIntervalSeconds: int(env, 'SERVICE_LIVENESS_SCAN_INTERVAL_SECONDS', 60, 1, 3600),
     eventsRollupIntervalSeconds: int(env, 'SERVICE_EVENTS_ROLLUP_INTERVAL_SECONDS', 30, 1, 3600),
+    requeueGraceSeconds: int(env, 'SERVICE_REQUEUE_GRACE_SECONDS', 60, 1, 86_400),
     postgresRetention: {
       // Above the events topic's 7-day retention: an event Kafka can still redeliver is still in the ledger.
       ledgerHours: int(env, 'SERVICE_LEDGER_RETENTION_HOURS', 192, 169, 24 * 3650),

@@ -3774,7 +3774,7 @@ export interface operations {
               event_id: string;
               /**
                * Format: date-time
-               * @description time on the host (UTC, second precision)
+               * @description time on the host (UTC, second precision); the receive time when the host's clock was off (clock_skew): every window and order uses this
                */
               occurred_at: string;
               /**
@@ -3782,6 +3782,13 @@ export interface operations {
                * @description time the service received it (UTC, second precision)
                */
               received_at: string;
+              /**
+               * Format: date-time
+               * @description occurred_at as the agent sent it (UTC, second precision)
+               */
+              agent_occurred_at?: string;
+              /** @description the agent's time was more than 5 minutes ahead of the receive time or more than 7 days behind it: occurred_at is the receive time */
+              clock_skew?: boolean;
               hostname: string;
               display_name?: string;
               os_family?: string;
@@ -4126,7 +4133,7 @@ export interface operations {
             event_id: string;
             /**
              * Format: date-time
-             * @description time on the host (UTC, second precision)
+             * @description time on the host (UTC, second precision); the receive time when the host's clock was off (clock_skew): every window and order uses this
              */
             occurred_at: string;
             /**
@@ -4134,6 +4141,13 @@ export interface operations {
              * @description time the service received it (UTC, second precision)
              */
             received_at: string;
+            /**
+             * Format: date-time
+             * @description occurred_at as the agent sent it (UTC, second precision)
+             */
+            agent_occurred_at?: string;
+            /** @description the agent's time was more than 5 minutes ahead of the receive time or more than 7 days behind it: occurred_at is the receive time */
+            clock_skew?: boolean;
             hostname: string;
             display_name?: string;
             os_family?: string;
@@ -6525,7 +6539,7 @@ export interface operations {
               event_id: string;
               /**
                * Format: date-time
-               * @description time on the host (UTC, second precision)
+               * @description time on the host (UTC, second precision); the receive time when the host's clock was off (clock_skew): every window and order uses this
                */
               occurred_at: string;
               /**
@@ -6533,6 +6547,13 @@ export interface operations {
                * @description time the service received it (UTC, second precision)
                */
               received_at: string;
+              /**
+               * Format: date-time
+               * @description occurred_at as the agent sent it (UTC, second precision)
+               */
+              agent_occurred_at?: string;
+              /** @description the agent's time was more than 5 minutes ahead of the receive time or more than 7 days behind it: occurred_at is the receive time */
+              clock_skew?: boolean;
               hostname: string;
               display_name?: string;
               os_family?: string;

@@ -34,10 +34,12 @@ export function asStoredJson(value: unknown): unknown {
   return value === undefined ? null : normalize(JSON.parse(JSON.stringify(value)) as unknown);
 }
 
-/** When the snapshot was taken: the host's occurred_at, capped at the receive time (a clock ahead). */
+/**
+ * When the snapshot was taken: its window time (the receive time for a clock far off, so a clock reset
+ * to 1970 cannot make every later snapshot look older), capped at the receive time (a clock ahead).
+ */
 function snapshotTime(ev: EventCtx): Date {
-  const t = ev.occurredAt.getTime();
-  return Number.isNaN(t) || t > ev.receivedAt.getTime() ? ev.receivedAt : ev.occurredAt;
+  return ev.windowAt > ev.receivedAt ? ev.receivedAt : ev.windowAt;
 }
 
 export const inventoryRule: Rule = {

@@ -9,6 +9,13 @@
 // one connect waits (the latest; an older one arriving late never replaces it) and one disconnect (the
 // earliest). Both in-order and newest-first delivery give the same problems, pairs and flap badges; an
 // event arriving late between two already paired events does not undo that pair.
+//
+// Clocks: pairing and the 1 to 10 s spacing use the host's own occurred_at (both halves come from one
+// clock, so an offset cancels; receive times would not do: the agent posts a 302 and its 303 within
+// the same poll, milliseconds apart). Where the flap sits (the 30 s deduplication, first/last_flap_at,
+// the timeline) is the disconnect's window time (core's windowTime), so a host whose clock is hours
+// off, or is corrected between two flaps, still groups its flaps by when they happened.
+import { windowTime } from '@watchpost/core';
 import {
   FLAP_DEDUP_MS,
   FLAP_RULE,
@@ -100,13 +107,13 @@ export const rdgFlapRule: Rule = {
 function pairUp(ev: EventCtx, work: BatchWork, key: RdgPairKey, conn: RdgPending, disc: RdgPending): void {
   if (!isFlap(conn.occurred_at, disc.occurred_at)) return;
   const { host } = ev;
-  const flapAt = disc.occurred_at;
+  const flapAt = windowTime(disc.occurred_at, disc.received_at).at;
   const pair = {
     connect_event_id: conn.event_id,
     disconnect_event_id: disc.event_id,
     session_id: key.session_id,
     ...(key.session_id === null ? { user: key.user, resource: key.resource, client: key.client } : {}),
-    seconds: (flapAt.getTime() - conn.occurred_at.getTime()) / 1000,
+    seconds: (disc.occurred_at.getTime() - conn.occurred_at.getTime()) / 1000,
     disconnect_occurred_at: flapAt.toISOString(),
   };
   const problemId = work.correlate({
@@ -136,7 +143,7 @@ function pairUp(ev: EventCtx, work: BatchWork, key: RdgPairKey, conn: RdgPending
     timeline: [
       {
         event_id: conn.event_id,
-        occurred_at: conn.occurred_at,
+        occurred_at: windowTime(conn.occurred_at, conn.received_at).at,
         received_at: conn.received_at,
         type: conn.type,
         severity: conn.severity,
@@ -144,7 +151,7 @@ function pairUp(ev: EventCtx, work: BatchWork, key: RdgPairKey, conn: RdgPending
       },
       {
         event_id: disc.event_id,
-        occurred_at: disc.occurred_at,
+        occurred_at: flapAt,
         received_at: disc.received_at,
         type: disc.type,
         severity: disc.severity,

@@ -19,7 +19,10 @@ export interface EventCtx {
   e: CorrelateEvent;
   host: string;
   receivedAt: Date;
+  /** The agent's own clock, as sent: only for intervals on one host's clock (flap spacing and pairing). */
   occurredAt: Date;
+  /** Where the event sits in time (core's windowTime: occurred_at while plausible, else received_at). */
+  windowAt: Date;
   /** Effective severity (event_type_settings override, else the event's). */
   severity: Severity;
   /** The event as a timeline entry. */

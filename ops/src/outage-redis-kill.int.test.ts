@@ -1,0 +1,369 @@
+// kill -9 of Redis under load, first with every role in ONE process (as `npm run up` runs it), then
+// with one process per role: agents posting (ingest claims), live streams open (the hub's subscriber,
+// the stream role's publisher), logins (attempt counters), BullMQ workers blocked on their queues
+// (deliver, actions, scheduler, notify) and problem notifications going through the deliver queue.
+// Every process must stay up and answer again once Redis is back on the same port, with its periodic
+// jobs scheduled again.
+//
+// The test's Redis runs with AOF (`appendfsync everysec`) as the stack's does: a kill -9 of the server
+// loses nothing it acknowledged (the AOF is written before the reply, so it sits in the page cache), so
+// claims survive and an agent's retry of a stored event hears 409. Only a machine crash can lose up to
+// a second of claims; an event whose claim was lost may then be accepted twice and produced twice, and
+// the stores hold it once anyway: ClickHouse's ReplacingMergeTree collapses it (exact reads use FINAL
+// or uniqExact) and correlate records an event_id on one timeline only. The second case runs its own
+// Redis WITHOUT persistence to prove that: after the restart every claim is gone, agents resend events
+// already stored, they are accepted again, and still every store holds each event once. That Redis
+// also loses the queued jobs: deliveries and an action queued just before the kill (their queues paused,
+// so only Redis holds them) are put back by the scheduler's requeue sweep and each is sent or run once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICE_ROLES, createQueue, createRedis, type Config } from '@watchpost/runtime';
+import {
+  ACTIONS_MAINTENANCE_JOBS,
+  ACTIONS_QUEUE,
+  SCHEDULED_JOBS,
+  SCHEDULER_QUEUE,
+  type NotificationSubject,
+} from '@watchpost/schemas';
+import {
+  actionJobOptions,
+  closeDeliveryQueues,
+  createApiKey,
+  createDeliveryQueues,
+  createUser,
+  decide,
+  enqueueDeliveries,
+  getAction,
+  recordAction,
+  recordDecisions,
+  type DecisionInput,
+} from '@watchpost/core';
+import {
+  ServiceLoad,
+  createTestStores,
+  endedProcesses,
+  exactlyOnce,
+  storedOnce,
+  health,
+  readyStatus,
+  serviceEnv,
+  startRedisServer,
+  startServiceProcess,
+  testConfig,
+  waitFor,
+  type OwnRedis,
+  type ServiceProcess,
+  type TestStores,
+} from '@watchpost/testkit';
+import { startHttpReceiver, type HttpReceiver } from '@watchpost/testkit/notify';
+import { createTestGitRepo } from '@watchpost/testkit/actions';
+
+const NOTIFY_ENV = {
+  NOTIFY_WEBHOOK_ALLOW: '127.0.0.1',
+  NOTIFY_CHANNELS: 'webhook',
+  NOTIFY_BACKOFF_MS: '200',
+};
+
+interface Setup {
+  own: OwnRedis;
+  stores: TestStores;
+  env: Record<string, string>;
+  key: string;
+  password: string;
+}
+
+const procs: ServiceProcess[] = [];
+const setups: Setup[] = [];
+let rx: HttpReceiver;
+
+beforeAll(async () => {
+  rx = await startHttpReceiver();
+}, 30_000);
+
+afterAll(async () => {
+  await Promise.all(procs.map((p) => p.stop()));
+  for (const s of setups) {
+    await s.stores.drop().catch(() => {});
+    await s.own.stop();
+  }
+  await rx?.close();
+}, 60_000);
+
+async function setUp(name: string, redisSettings: Record<string, string>): Promise<Setup> {
+  const own = await startRedisServer(redisSettings);
+  const config: Config = testConfig(name, { REDIS_URL: own.url });
+  const stores = await createTestStores(config);
+  const key = (await createApiKey(stores.pg, name)).key;
+  const password = `pw-${name}-operator`;
+  await createUser(stores.pg, { username: 'operator', password, role: 'admin' });
+  const env = serviceEnv(config, {
+    ...NOTIFY_ENV,
+    NOTIFY_WEBHOOK_URL: `${rx.url}/hook`,
+    // A connect to the dead Redis gives up after a second (requests answer 503 sooner).
+    REDIS_CONNECT_TIMEOUT_MS: '1000',
+    // The event in flight at the kill keeps a provisional claim (produced, commit lost): its agent hears
+    // 503 until the claim expires, then its retry is accepted and produced again (the stores hold it once).
+    SERVICE_INGEST_CLAIM_PROVISIONAL_MS: '8000',
+    CORRELATE_BATCH_SIZE: '20',
+    CORRELATE_BATCH_MS: '20',
+    SERVICE_LIVENESS_SCAN_INTERVAL_SECONDS: '1',
+  });
+  const s = { own, stores, env, key, password };
+  setups.push(s);
+  return s;
+}
+
+async function start(s: Setup, role: string): Promise<ServiceProcess> {
+  const p = await startServiceProcess(role, s.env);
+  procs.push(p);
+  return p;
+}
+
+/** Job schedulers per queue, once both queues have them all (or the wait ran out). */
+async function jobSchedulers(s: Setup): Promise<Record<string, number>> {
+  const conn = createRedis(s.own.url, { forBullmq: true });
+  const queues = [SCHEDULER_QUEUE, ACTIONS_QUEUE].map((name) => createQueue(s.stores.config, name, conn));
+  const counts = async (): Promise<Record<string, number>> =>
+    Object.fromEntries(await Promise.all(queues.map(async (q) => [q.name, await q.getJobSchedulersCount()] as const)));
+  try {
+    const want = Object.values(SCHEDULED_JOBS).length + Object.values(ACTIONS_MAINTENANCE_JOBS).length;
+    return await waitFor('job schedulers', counts, (c) => Object.values(c).reduce((a, b) => a + b, 0) >= want, 20_000).catch(
+      counts,
+    );
+  } finally {
+    await Promise.all(queues.map((q) => q.close()));
+    conn.disconnect();
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const WEBHOOK_TARGETS = {
+  chat: { enabled: true, destinations: [] },
+  webhook: { enabled: true, destinations: [{ id: 'default' }] },
+  email: { enabled: false, recipients: [] },
+  push: { enabled: true, devices: 0 },
+};
+const lockoutSubject = (k: string): NotificationSubject => ({
+  kind: 'login_lockout',
+  username: k,
+  address: '198.51.100.9',
+  at: 't',
+});
+/** Decisions routed to the webhook (as a report: the policy's channels), whose receiver counts by delivery id. */
+const lockoutDecisions = (n: number): DecisionInput[] =>
+  Array.from({ length: n }, (_, i) => ({
+    subjectKey: `lockout:lost${i}`,
+    subjectKind: 'login_lockout',
+    subjectId: `lost${i}`,
+    decision: decide({ kind: 'daily_report', recipients: [] }, { minSeverity: 'high', channels: ['webhook'] }, WEBHOOK_TARGETS, {
+      overrides: new Map(),
+      hidden: new Set(),
+    }),
+    subject: lockoutSubject(`lockout:lost${i}`),
+  }));
+
+/** Kill -9 of Redis under load, restart, recovery; then every store checked for exactly once. */
+async function killUnderLoad(
+  s: Setup,
+  ps: ServiceProcess[],
+  load: ServiceLoad,
+  opts: { resent: 201 | 409; beforeKill?: () => Promise<void> },
+) {
+  const { stores } = s;
+  const correlated = async () =>
+    (await stores.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM problem_events')).rows[0]!.n;
+  load.start();
+  try {
+    await waitFor('events to be correlated', correlated, (n) => n >= 30, 60_000);
+    await waitFor(
+      'live streams to be fed',
+      async () => load.streamsFedSince(0),
+      (n) => n >= 2,
+      30_000,
+    );
+    await sleep(500);
+    await opts.beforeKill?.();
+
+    await s.own.kill9();
+    await sleep(5000);
+    expect(endedProcesses(ps)).toEqual([]);
+
+    await s.own.restart();
+    const back = Date.now();
+    for (const p of ps)
+      await waitFor(
+        `${p.role} /healthz ok`,
+        () => health(p.base).catch(() => null),
+        (h) => h?.status === 'ok',
+        30_000,
+      );
+    const since = load.accepted.length;
+    await waitFor(
+      'agents to be accepted again',
+      async () => load.accepted.length,
+      (n) => n >= since + 20,
+      60_000,
+    );
+    // The hub resubscribed: streams get counters published after the restart.
+    await waitFor(
+      'live streams fed after the restart',
+      async () => load.streamsFedSince(back),
+      (n) => n >= 2,
+      30_000,
+    );
+    expect((await load.login()).status).toBe(200);
+    // Events stored before the kill, resent: with AOF their claims survived (409); an unpersisted Redis
+    // lost them, so they are accepted (and produced) again (201) and the stores must still hold each once.
+    for (const ev of load.firstAccepted) expect(await load.post(ev)).toBe(opts.resent);
+    // Job schedulers live in Redis: the periodic jobs (liveness scan, rollup, reports, retention, the
+    // actions' maintenance) must be scheduled again even by a Redis that came back empty.
+    expect(await jobSchedulers(s)).toEqual({
+      [SCHEDULER_QUEUE]: Object.values(SCHEDULED_JOBS).length,
+      [ACTIONS_QUEUE]: Object.values(ACTIONS_MAINTENANCE_JOBS).length,
+    });
+    for (const p of ps)
+      await waitFor(
+        `${p.role} /readyz`,
+        () => readyStatus(p.base).catch(() => 0),
+        (st) => st === 200,
+        60_000,
+      );
+  } catch (err) {
+    // What the agents heard and what the processes logged: the failure says why.
+    const statuses = Object.fromEntries(load.agentStatuses);
+    const logs = ps.map((p) => `--- ${p.role}\n${p.output().slice(-4000)}`).join('\n');
+    throw new Error(`${(err as Error).message}\nagents heard ${JSON.stringify(statuses)}\n${logs}`, { cause: err });
+  } finally {
+    await load.stop();
+  }
+  expect(endedProcesses(ps)).toEqual([]);
+  // Agents heard only 201/409/503: never a refused connection (a process that ended) or a 500.
+  expect([...load.agentStatuses.keys()].filter((st) => !['201', '409', '503'].includes(st))).toEqual([]);
+}
+
+describe('Redis killed (-9) under load', () => {
+  it('every role in one process: it stays up, answers again, and every accepted event is stored and correlated once', async () => {
+    const s = await setUp('redis_kill_all', { appendonly: 'yes', appendfsync: 'everysec' });
+    const all = await start(s, 'all');
+    const load = new ServiceLoad({
+      ingest: all.base,
+      api: all.base,
+      apiKey: s.key,
+      username: 'operator',
+      password: s.password,
+      agents: 6,
+      streams: 3,
+      hostPrefix: 'rkill',
+    });
+    await killUnderLoad(s, [all], load, { resent: 409 });
+    const ids = [...new Set(load.accepted)];
+    expect(ids.length).toBeGreaterThan(100);
+    expect(await storedOnce(s.stores, ids)).toEqual(exactlyOnce(ids.length));
+    // A problem opened per host: its notification delivered through the deliver queue.
+    await waitFor(
+      'notifications delivered',
+      async () =>
+        (
+          await s.stores.pg.query<{ state: string; n: number }>(
+            "SELECT count(*) FILTER (WHERE state <> 'sent')::int AS n FROM notification_deliveries HAVING count(*) > 0",
+          )
+        ).rows[0]?.n,
+      (n) => n === 0,
+      60_000,
+    );
+    await all.stop();
+  }, 240_000);
+
+  it('one process per role, Redis without persistence: each stays up and recovers; resent events are stored once; queued deliveries and actions run once', async () => {
+    const s = await setUp('redis_kill_roles', {});
+    // The receiver is shared with the first case, whose daily report `report:1` has the same delivery id:
+    // count only what arrives from here on.
+    const rxFrom = rx.requests.length;
+    // The requeue sweep puts back jobs of rows queued longer than this (production: 60 s).
+    s.env.SERVICE_REQUEUE_GRACE_SECONDS = '2';
+    s.env.SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS = 'true';
+    const repo = createTestGitRepo();
+    repo.commit({ README: 'agent\n' });
+    const ps = await Promise.all(SERVICE_ROLES.map((role) => start(s, role)));
+    const byRole = (r: string) => ps.find((p) => p.role === r)!;
+    const load = new ServiceLoad({
+      ingest: byRole('ingest').base,
+      api: byRole('api').base,
+      apiKey: s.key,
+      username: 'operator',
+      password: s.password,
+      agents: 6,
+      streams: 3,
+      hostPrefix: 'rkillr',
+    });
+    const deliveries = async () =>
+      (await s.stores.pg.query<{ id: string; state: string }>('SELECT id, state FROM notification_deliveries')).rows;
+    let lostDeliveries: string[] = [];
+    let actionId = 0;
+    try {
+      await killUnderLoad(s, ps, load, {
+        resent: 201,
+        // Jobs that exist only in Redis at the kill: the delivery and actions queues are paused (the
+        // pause is Redis state too, gone with it), then deliveries and an action are queued as notify
+        // and the API queue them.
+        beforeKill: async () => {
+          const conn = createRedis(s.own.url, { forBullmq: true });
+          const queues = createDeliveryQueues(s.stores.config, conn);
+          const actions = createQueue(s.stores.config, ACTIONS_QUEUE, conn);
+          try {
+            await Promise.all([queues.webhook.pause(), actions.pause()]);
+            const queued = await recordDecisions(s.stores.pg, lockoutDecisions(4));
+            await enqueueDeliveries(queues, s.stores.config.notify, queued, lockoutSubject);
+            lostDeliveries = queued.map((q) => q.id);
+            const { action, job } = await recordAction(
+              s.stores.pg,
+              { kind: 'git.test', payload: { git_url: repo.url, branch: 'main' } },
+              { actor: 'operator', role: 'admin', address: null },
+              new Date(Date.now() + 600_000),
+            );
+            await actions.add(job.kind, job, actionJobOptions(action.id));
+            actionId = action.id;
+          } finally {
+            await closeDeliveryQueues(queues);
+            await actions.close();
+            conn.disconnect();
+          }
+        },
+      });
+      const ids = [...new Set(load.accepted)];
+      expect(ids.length).toBeGreaterThan(100);
+      expect(await storedOnce(s.stores, ids)).toEqual(exactlyOnce(ids.length));
+
+      // Their jobs went with Redis; the scheduler's requeue sweep puts them back, and each runs once.
+      const diagnose = async (err: unknown) => {
+        const rows = JSON.stringify({ deliveries: await deliveries(), action: await getAction(s.stores.pg, actionId) });
+        throw new Error(`${(err as Error).message}\n${rows}\n${byRole('scheduler').output().slice(-3000)}`, { cause: err });
+      };
+      await waitFor('every delivery sent', deliveries, (d) => d.every((x) => x.state === 'sent'), 90_000).catch(diagnose);
+      await waitFor(
+        'the action run',
+        async () => (await getAction(s.stores.pg, actionId))?.status,
+        (st) => st === 'succeeded',
+        60_000,
+      ).catch(diagnose);
+    } finally {
+      repo.close();
+    }
+    const all = new Set((await deliveries()).map((d) => d.id));
+    const arrivals = new Map<string, number>();
+    for (const r of rx.requests.slice(rxFrom)) {
+      const id = r.headers['x-watchpost-delivery'] as string;
+      if (all.has(id)) arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
+    }
+    expect(lostDeliveries).toHaveLength(4);
+    for (const id of lostDeliveries) expect(arrivals.get(id), id).toBe(1);
+    expect([...arrivals.values()].filter((n) => n !== 1)).toEqual([]);
+    const audits = await s.stores.pg.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM audit_log WHERE action = 'action.git.test' AND details->>'action_id' = $1",
+      [String(actionId)],
+    );
+    expect(audits.rows[0]!.n).toBe(1);
+    expect(byRole('scheduler').output()).toContain('requeued jobs Redis had lost');
+    expect(endedProcesses(ps)).toEqual([]);
+  }, 300_000);
+});

@@ -1,0 +1,351 @@
+// The service as an operator runs it (`ops/src/start.ts all`, or one process per role), under load
+// from agents, live streams and logins, for the tests that kill -9 a server under it
+// (ops/src/outage-*-kill.int.test.ts). Processes are spawned by path: nothing of ops or the roles is
+// imported here.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { repoRoot, type ClickHouseClient, type Config, type Pool } from '@watchpost/runtime';
+import { sampleEvent } from '@watchpost/schemas/fixtures';
+import { openSse, type SseClient } from './sse.ts';
+import { waitFor } from './kafka.ts';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const port = (srv.address() as { port: number }).port;
+        srv.close(() => resolve(port));
+      });
+  });
+}
+
+export interface ServiceProcess {
+  role: string;
+  base: string;
+  child: ChildProcess;
+  /** The last 20 kB of its stdout and stderr. */
+  output(): string;
+  alive(): boolean;
+  /** SIGTERM, SIGKILL after 15 s. */
+  stop(): Promise<void>;
+}
+
+/** The environment that points a started process at the test's own names (and servers). */
+export function serviceEnv(config: Config, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: config.databaseUrl,
+    REDIS_URL: config.redisUrl,
+    CLICKHOUSE_URL: config.clickhouseUrl,
+    CLICKHOUSE_DATABASE: config.clickhouseDatabase,
+    KAFKA_TOPIC_PREFIX: config.topicPrefix,
+    SERVICE_STATE_DIR: config.stateDir,
+    BULLMQ_PREFIX: config.queuePrefix,
+    REDIS_KEY_PREFIX: config.redisKeyPrefix,
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/** Spawns `node ops/src/start.ts <role>` on a free port; resolves once it answers /healthz. */
+export async function startServiceProcess(role: string, env: Record<string, string>): Promise<ServiceProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', join(repoRoot, 'ops/src/start.ts'), role], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const keep = (d: Buffer) => (out = (out + d.toString()).slice(-20_000));
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const alive = () => child.exitCode === null && child.signalCode === null;
+  const p: ServiceProcess = {
+    role,
+    base: `http://127.0.0.1:${port}`,
+    child,
+    output: () => out,
+    alive,
+    async stop() {
+      if (!alive()) return;
+      const exited = once(child, 'exit');
+      const t = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      child.kill('SIGTERM');
+      await exited;
+      clearTimeout(t);
+    },
+  };
+  await waitFor(
+    `${role} to listen`,
+    async () => (alive() ? await health(p.base).catch(() => null) : 'exited'),
+    (h) => h !== null,
+    90_000,
+  );
+  if (!alive()) throw new Error(`${role} exited at start: ${out.slice(-3000)}`);
+  return p;
+}
+
+export interface Health {
+  status: string;
+  checks?: Record<string, string>;
+}
+
+export async function health(base: string): Promise<Health> {
+  const r = await fetch(`${base}/healthz`, { signal: AbortSignal.timeout(5000) });
+  return (await r.json()) as Health;
+}
+
+export async function readyStatus(base: string): Promise<number> {
+  const r = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(5000) });
+  await r.arrayBuffer();
+  return r.status;
+}
+
+/** A status, or the error code of a request that got no answer (ECONNREFUSED: the process ended). */
+async function request(url: string, init: RequestInit): Promise<{ status: number | string; body?: unknown }> {
+  try {
+    const r = await fetch(url, { ...init, signal: AbortSignal.timeout(15_000) });
+    const text = await r.text();
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      body = text;
+    }
+    return { status: r.status, body };
+  } catch (err) {
+    return { status: (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name ?? 'fetch failed' };
+  }
+}
+
+const tally = (m: Map<string, number>, k: number | string) => m.set(String(k), (m.get(String(k)) ?? 0) + 1);
+
+export interface LoadOptions {
+  /** Where agents post (the ingest process). */
+  ingest: string;
+  /** Where logins and live streams go (the api process). */
+  api: string;
+  apiKey: string;
+  username: string;
+  password: string;
+  agents: number;
+  streams: number;
+  /** Host names are `${hostPrefix}-<n>`. */
+  hostPrefix: string;
+  /** API paths read in a loop with a bearer token (e.g. dashboards, event lists). */
+  reads?: string[];
+}
+
+/**
+ * Agents that retry each event until 201 or 409 (as agents do), a login every second, and live
+ * streams reopened when they end (as EventSource does). Every status is counted.
+ */
+export class ServiceLoad {
+  readonly accepted: string[] = [];
+  /** The first events accepted, whole (a test resends them). */
+  readonly firstAccepted: unknown[] = [];
+  readonly agentStatuses = new Map<string, number>();
+  readonly loginStatuses = new Map<string, number>();
+  readonly streamStatuses = new Map<string, number>();
+  /** Per read path: status (or error code) to count. */
+  readonly readStatuses = new Map<string, Map<string, number>>();
+  readonly streams: SseClient[] = [];
+  private running = true;
+  private readonly loops: Promise<void>[] = [];
+
+  private readonly opts: LoadOptions;
+
+  constructor(opts: LoadOptions) {
+    this.opts = opts;
+  }
+
+  start(): void {
+    for (let n = 0; n < this.opts.agents; n++) this.loops.push(this.agent(n));
+    this.loops.push(this.logins());
+    for (let n = 0; n < this.opts.streams; n++) this.loops.push(this.stream());
+    if (this.opts.reads?.length) this.loops.push(this.reader(this.opts.reads));
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    for (const s of this.streams) s.close();
+    await Promise.all(this.loops);
+  }
+
+  event(host: string) {
+    const ev = sampleEvent({ severity: 'warning', dedup_key: `${host}:ssh.login.failed:root` });
+    return { ...ev, host: { ...ev.host, hostname: host, fqdn: `${host}.example.org` } };
+  }
+
+  post(ev: unknown): Promise<number | string> {
+    return request(`${this.opts.ingest}/api/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': this.opts.apiKey },
+      body: JSON.stringify(ev),
+    }).then((r) => r.status);
+  }
+
+  async login(): Promise<{ status: number | string; token?: string }> {
+    const r = await request(`${this.opts.api}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: this.opts.username, password: this.opts.password }),
+    });
+    return { status: r.status, token: (r.body as { access_token?: string } | undefined)?.access_token };
+  }
+
+  private async agent(n: number): Promise<void> {
+    while (this.running) {
+      const ev = this.event(`${this.opts.hostPrefix}-${n}`);
+      while (this.running) {
+        const s = await this.post(ev);
+        tally(this.agentStatuses, s);
+        if (s === 201 || s === 409) {
+          this.accepted.push(ev.event_id);
+          if (this.firstAccepted.length < 20) this.firstAccepted.push(ev);
+          break;
+        }
+        await sleep(100);
+      }
+    }
+  }
+
+  private async logins(): Promise<void> {
+    while (this.running) {
+      tally(this.loginStatuses, (await this.login()).status);
+      await sleep(1000);
+    }
+  }
+
+  /** Reads each path in turn, as an open dashboard does. */
+  private async reader(paths: string[]): Promise<void> {
+    let token: string | undefined;
+    while (this.running) {
+      if (!token) token = (await this.login()).token;
+      if (!token) {
+        await sleep(1000);
+        continue;
+      }
+      for (const path of paths) {
+        const r = token ? await this.read(path, token) : 'no token';
+        if (r === 401) token = undefined;
+        const m = this.readStatuses.get(path) ?? new Map<string, number>();
+        this.readStatuses.set(path, tally(m, r));
+      }
+      await sleep(300);
+    }
+  }
+
+  async read(path: string, token: string): Promise<number | string> {
+    return (await request(`${this.opts.api}${path}`, { headers: { authorization: `Bearer ${token}` } })).status;
+  }
+
+  /** One live stream, reopened (with a fresh login when needed) whenever it ends. */
+  private async stream(): Promise<void> {
+    let token: string | undefined;
+    while (this.running) {
+      if (!token) token = (await this.login()).token;
+      if (!token) {
+        await sleep(1000);
+        continue;
+      }
+      let s: SseClient;
+      try {
+        s = await openSse(`${this.opts.api}/api/v1/stream/events?access_token=${encodeURIComponent(token)}`);
+      } catch (err) {
+        tally(this.streamStatuses, (err as { code?: string }).code ?? 'error');
+        await sleep(1000);
+        continue;
+      }
+      tally(this.streamStatuses, s.status);
+      if (s.status === 401) token = undefined;
+      if (s.status !== 200) {
+        s.close();
+        await sleep(1000);
+        continue;
+      }
+      this.streams.push(s);
+      while (this.running && !s.endedAt) await sleep(200);
+      s.close();
+    }
+  }
+
+  /** Streams open now that have received an `events` frame since `since` (ms since epoch). */
+  streamsFedSince(since: number): number {
+    return this.streams.filter((s) => !s.endedAt && s.frames.some((f) => f.event === 'events' && f.at >= since)).length;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface StoredOnce {
+  /** Accepted events found on a problem timeline. */
+  correlated: number;
+  /** event_ids on more than one timeline row. */
+  onTwoTimelines: number;
+  /** Timeline rows, and the sum of the problems' counts (equal when no event was counted twice). */
+  timelineRows: number;
+  problemCount: number;
+  /** ClickHouse `events` rows after collapsing (FINAL), and distinct event_ids. */
+  storedRows: number;
+  storedIds: number;
+}
+
+/**
+ * What the stores hold of the accepted events, once every one is correlated and stored (or the wait
+ * ran out): a test expects `correlated` = `storedRows` = `storedIds` = the number accepted, nothing on
+ * two timelines and problem counts equal to the timeline rows.
+ */
+export async function storedOnce(
+  stores: { pg: Pool; ch: ClickHouseClient },
+  ids: string[],
+  waitMs = 60_000,
+): Promise<StoredOnce> {
+  const correlated = async () =>
+    (
+      await stores.pg.query<{ n: number }>(
+        'SELECT count(DISTINCT event_id)::int AS n FROM problem_events WHERE event_id = ANY($1::uuid[])',
+        [ids],
+      )
+    ).rows[0]!.n;
+  const stored = async () => {
+    const rs = await stores.ch.query({
+      query: 'SELECT count() AS rows, uniqExact(event_id) AS ids FROM events FINAL',
+      format: 'JSONEachRow',
+    });
+    const [r] = await rs.json<{ rows: string; ids: string }>();
+    return { rows: Number(r!.rows), ids: Number(r!.ids) };
+  };
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline && ((await correlated()) < ids.length || (await stored()).ids < ids.length)) await sleep(500);
+  const totals = await stores.pg.query<{ rows: number; counted: number; twice: number }>(
+    `SELECT (SELECT count(*)::int FROM problem_events) AS rows,
+            (SELECT coalesce(sum(count), 0)::int FROM problems) AS counted,
+            (SELECT count(*)::int FROM (SELECT event_id FROM problem_events GROUP BY event_id HAVING count(*) > 1) t) AS twice`,
+  );
+  const ch = await stored();
+  return {
+    correlated: await correlated(),
+    onTwoTimelines: totals.rows[0]!.twice,
+    timelineRows: totals.rows[0]!.rows,
+    problemCount: totals.rows[0]!.counted,
+    storedRows: ch.rows,
+    storedIds: ch.ids,
+  };
+}
+
+/** What storedOnce finds when each of `n` accepted events is correlated and stored exactly once. */
+export function exactlyOnce(n: number): StoredOnce {
+  return { correlated: n, onTwoTimelines: 0, timelineRows: n, problemCount: n, storedRows: n, storedIds: n };
+}
+
+/** The processes of `ps` that ended, with the end of their output. */
+export function endedProcesses(
+  ps: ServiceProcess[],
+): { role: string; code: number | null; signal: string | null; log: string }[] {
+  return ps
+    .filter((p) => !p.alive())
+    .map((p) => ({ role: p.role, code: p.child.exitCode, signal: p.child.signalCode, log: p.output().slice(-3000) }));
+}
