@@ -1,99 +1,277 @@
-// `npm run bench:ingest`: the real ingest app (Kafka acks=all, Redis claims, Postgres key check,
-// its own topic) against a bare fastify server with the same compiled schema, both loaded by
-// autocannon with distinct ~1 KB events (a new event_id per request), then NDJSON batch ingest.
-// Servers run in a child process each so the load generator does not share their event loop.
-// Loopback only; bounded: 2 s warm-up + BENCH_SECONDS (default 10) per phase. Default settings, except
-// the per-key rate limit (raised: the bench's one key carries every event).
-import { spawn, type ChildProcess } from 'node:child_process';
+// `npm run bench:ingest`: the real ingest app (Kafka acks=all, Redis claims, Postgres key check, its own
+// topic) against a bare fastify + ajv server (the same body parsing and compiled schema v1, 201 without
+// Kafka or Redis), both loaded by wrk (Debian package `wrk`) with a Lua script that sends distinct ~1 KB
+// events (its own event_id per request). Phases:
+//   1. single events: BENCH_ROUNDS (3) alternating rounds bare / ingest, wrk 1 thread, BENCH_CONNECTIONS (64)
+//      connections, BENCH_SECONDS (10) each after a 2 s warm-up; the ratio ingest/bare of each round;
+//   2. batch: NDJSON of BENCH_BATCH_LINES (1000) lines, BENCH_BATCH_CONNECTIONS (8) connections;
+//   3. drain: the whole service in one process (`node ops/src/start.ts all`, as `npm run up` serves it:
+//      ingest, store, correlate, notify, stream, ...) takes BENCH_DRAIN_EVENTS (200,000) fleet-mix events
+//      in batches; events/s = events / (first request -> every consumer group at lag 0).
+// Servers run in processes of their own; loopback only. The load average is printed beside each figure:
+// the machine may be shared, and the ratio within one run is what compares.
+// BENCH_ONLY=single|batch|drain runs one phase; BENCH_PROFILE=<dir> writes V8 CPU profiles of the servers.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { Kafka, logLevel } from 'kafkajs';
-import { createTestStores, testConfig } from '@watchpost/testkit';
-import { createRedis } from '@watchpost/runtime';
+import { createTestStores, sampleEvent, testConfig, type TestStores } from '@watchpost/testkit';
+import { createRedis, repoRoot } from '@watchpost/runtime';
 import { createApiKey } from '@watchpost/core';
-import { benchEvent } from '@watchpost/testkit';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const BATCH_LINES = Number(process.env.BENCH_BATCH_LINES ?? 1000);
 const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 8);
+const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 200_000);
+const ONLY = process.env.BENCH_ONLY;
+const HOSTS = Number(process.env.BENCH_HOSTS ?? 1000);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const load1 = () => loadavg()[0]!.toFixed(2);
+const verdict = (ok: boolean) => (ok ? 'reached' : 'NOT reached');
 
-const config = testConfig('bench_ingest', { KAFKA_PARTITIONS: '4', SERVICE_INGEST_CLAIM_TTL_DAYS: '1', LOG_LEVEL: 'info' });
-const prefix = config.topicPrefix;
-const stores = await createTestStores(config);
-const { key } = await createApiKey(stores.pg, 'bench');
-const kafka = new Kafka({ clientId: 'bench', brokers: config.kafkaBrokers, logLevel: logLevel.NOTHING });
-const admin = kafka.admin();
-await admin.connect();
+if (spawnSync('wrk', ['-v']).error) {
+  console.error('bench:ingest needs wrk (Debian: apt-get install -y --no-install-recommends wrk)');
+  process.exit(2);
+}
 
-const eventJson = () => benchEvent().json;
-const eventBytes = Buffer.byteLength(eventJson());
+// ---- wrk scripts -------------------------------------------------------------------------------------
+const NONCE = randomBytes(4).toString('hex');
+/** Lua long string: the templates hold JSON (quotes, backslashes), never `]==]`. */
+const lstr = (s: string) => `[==[${s}]==]`;
+/**
+ * The bench's ~1 KB events (testkit's benchEvent shape) as Lua format strings: `%s` = event_id, `%d` =
+ * host number. BENCH_HOSTS (default 1000) hosts, the next host for each request: a fleet whose agents
+ * each post one event at a time. With few hosts every micro-batch carries every host, and per-host order
+ * (pipeline.ts) lets only one Kafka send be out at a time: BENCH_HOSTS=32 shows that case.
+ */
+const templates = [0, 1, 2, 3].map((i) => {
+  const ev = sampleEvent({
+    event_id: '@ID@',
+    host: { hostname: 'bench-host-@HOST@', os_family: i % 2 ? 'windows' : 'linux', display_name: `Bench host ${i}` },
+  });
+  ev.summary = `${ev.summary} ${'x'.repeat(300)}`;
+  return JSON.stringify(ev).replaceAll('%', '%%').replace('@ID@', '%s').replace('@HOST@', '%d');
+});
+const eventBytes = templates[0]!.length + 36 - 2;
 
-function serverEnv(): NodeJS.ProcessEnv {
+/** wrk script: distinct events (event_id = nonce, thread, phase, counter), single or NDJSON of `lines`. */
+function luaScript(path: string, lines: number): string {
+  return `-- generated by ingest/bench/ingest.bench.ts; args: phase
+local formats = {
+${templates.map((t) => `  ${lstr(t)},`).join('\n')}
+}
+local nf = #formats
+local counter = 0
+function setup(thread) thread:set("tid", tostring(math.random(1, 65535))) end
+function init(args) phase = tonumber(args[1]) or 0 end
+wrk.method = "POST"
+wrk.headers["Content-Type"] = ${lines > 1 ? '"application/x-ndjson"' : '"application/json"'}
+wrk.headers["x-api-key"] = os.getenv("BENCH_KEY")
+local function event()
+  counter = counter + 1
+  local id = string.format("${NONCE}-%04x-4%03x-8000-%012x", tonumber(tid), phase, counter)
+  return string.format(formats[counter % nf + 1], id, counter % ${HOSTS})
+end
+function request()
+${
+  lines > 1
+    ? `  local t = {}
+  for i = 1, ${lines} do t[i] = event() end
+  return wrk.format(nil, "${path}", nil, table.concat(t, "\\n"))`
+    : `  return wrk.format(nil, "${path}", nil, event())`
+}
+end
+`;
+}
+
+/** wrk script for the drain: fleet-mix events (processors/bench/fleet.ts's mix over 800 hosts) in NDJSON batches. */
+function drainLua(lines: number, requests: number): string {
+  return `-- generated by ingest/bench/ingest.bench.ts (drain): stops after ${requests} requests per thread
+local counter = 0
+local sent = 0
+local types = {
+  {75, "agent.heartbeat", "info", "agent"}, {83, "ssh.login.success", "info", "auth"},
+  {88, "ssh.login.failed", "warning", "auth"}, {90.5, "privilege.sudo.command", "high", "privilege"},
+  {92.5, "ssh.ip.banned", "warning", "network"}, {100, "report.daily.ssh", "info", "report"},
+}
+function setup(thread) thread:set("tid", tostring(math.random(1, 65535))) end
+function init(args) math.randomseed(tonumber(tid)) end
+wrk.method = "POST"
+wrk.headers["Content-Type"] = "application/x-ndjson"
+wrk.headers["x-api-key"] = os.getenv("BENCH_KEY")
+local function event()
+  counter = counter + 1
+  local id = string.format("${NONCE}-%04x-4fff-8000-%012x", tonumber(tid), counter)
+  local h = math.random(0, 799)
+  local r = math.random() * 100
+  local t = types[#types]
+  for _, x in ipairs(types) do if r < x[1] then t = x; break end end
+  return string.format('{"schema_version":"1.0","event_id":"%s","occurred_at":"%s",' ..
+    '"source":{"product":"ssh-monitor","product_version":"2.4.1","agent_instance_id":"agent-%04d"},' ..
+    '"host":{"hostname":"fleet-%04d","os_family":"linux","ipv4":"10.0.%d.%d"},"category":"%s","type":"%s","severity":"%s",' ..
+    '"title":"%s on fleet-%04d","summary":"Accepted publickey for deploy from 198.51.100.23 port 51234 ssh2"}',
+    id, os.date("!%Y-%m-%dT%H:%M:%SZ"), h, h, math.floor(h / 256), h % 256, t[4], t[2], t[3], t[2], h)
+end
+function request()
+  local t = {}
+  for i = 1, ${lines} do t[i] = event() end
+  return wrk.format(nil, "/api/v1/events/batch", nil, table.concat(t, "\\n"))
+end
+function response(status, headers, body)
+  sent = sent + 1
+  if sent >= ${requests} then wrk.thread:stop() end
+end
+`;
+}
+
+interface WrkResult {
+  requests: number;
+  seconds: number;
+  non2xx: number;
+  socketErrors: number;
+  p50ms: number;
+  p99ms: number;
+}
+
+const ms = (v: string, unit: string) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
+
+async function runWrk(
+  url: string,
+  script: string,
+  args: {
+    threads?: number;
+    connections: number;
+    seconds: number;
+    phase?: number;
+    key: string;
+    stopWhen?: () => Promise<boolean>;
+  },
+): Promise<WrkResult> {
+  const w = spawn(
+    'wrk',
+    [
+      `-t${args.threads ?? 1}`,
+      `-c${args.connections}`,
+      `-d${args.seconds}s`,
+      '--timeout',
+      '30s',
+      '--latency',
+      '-s',
+      script,
+      url,
+      '--',
+      String(args.phase ?? 0),
+    ],
+    { env: { ...process.env, BENCH_KEY: args.key } },
+  );
+  let text = '';
+  w.stdout.on('data', (d: Buffer) => (text += d.toString()));
+  w.stderr.on('data', (d: Buffer) => (text += d.toString()));
+  const exited = once(w, 'exit');
+  if (args.stopWhen) {
+    // wrk ends its own run only after -d; SIGINT makes it stop and print what it measured so far.
+    let done = false;
+    void exited.then(() => (done = true));
+    while (!done && !(await args.stopWhen())) await sleep(100);
+    if (!done) w.kill('SIGINT');
+  }
+  await exited;
+  const m = /(\d+) requests in ([\d.]+)(\w+)/.exec(text);
+  if (!m) throw new Error(`wrk output not understood:\n${text}`);
+  const lat = (q: string) => {
+    const x = new RegExp(`^\\s+${q}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(text);
+    return x ? ms(x[1]!, x[2]!) : NaN;
+  };
+  const errs = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
   return {
-    ...process.env,
-    DATABASE_URL: config.databaseUrl,
-    KAFKA_TOPIC_PREFIX: prefix,
-    KAFKA_PARTITIONS: '4',
-    SERVICE_INGEST_CLAIM_TTL_DAYS: '1',
-    // One agent key sends everything here: its rate limit is raised out of the way, not turned off,
-    // so the bucket is still checked and charged on every request.
-    SERVICE_INGEST_RATE_PER_KEY: '10000000',
-    SERVICE_INGEST_RATE_BURST: '10000000',
-    SERVICE_STATE_DIR: config.stateDir,
+    requests: Number(m[1]),
+    seconds: ms(m[2]!, m[3]!) / 1000,
+    non2xx: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(text)?.[1] ?? 0),
+    socketErrors: errs ? errs.slice(1).reduce((s, x) => s + Number(x), 0) : 0,
+    p50ms: lat('50'),
+    p99ms: lat('99'),
   };
 }
 
+// ---- servers -----------------------------------------------------------------------------------------
+let stores: TestStores;
+/** Every namespace this run made (the drain has its own: its consumers read its topic from the start). */
+const allStores: TestStores[] = [];
+let key: string;
+let kafka: Kafka;
+const children = new Set<ChildProcess>();
+const files: string[] = [];
+
+function serverEnv(): NodeJS.ProcessEnv {
+  const { config } = stores;
+  return {
+    ...process.env,
+    DATABASE_URL: config.databaseUrl,
+    CLICKHOUSE_DATABASE: config.clickhouseDatabase,
+    KAFKA_TOPIC_PREFIX: config.topicPrefix,
+    KAFKA_PARTITIONS: '4',
+    SERVICE_STATE_DIR: config.stateDir,
+    BULLMQ_PREFIX: config.queuePrefix,
+    REDIS_KEY_PREFIX: config.redisKeyPrefix,
+    SERVICE_INGEST_CLAIM_TTL_DAYS: '1',
+    // One agent key sends everything here: its ceiling is raised out of the way, not turned off, so the
+    // bucket is still checked and charged on every request.
+    SERVICE_INGEST_RATE_PER_KEY: '10000000',
+    SERVICE_INGEST_RATE_BURST: '100000000',
+    LOG_LEVEL: 'info',
+  };
+}
+
+const profileArgs = () => (process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []);
+
 async function startServer(mode: 'bare' | 'ingest'): Promise<{ child: ChildProcess; url: string }> {
-  const env = serverEnv();
-  // BENCH_PROFILE=<dir> writes a V8 CPU profile of each server process there.
-  const prof = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
   const child = spawn(
     process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', ...prof, fileURLToPath(new URL('./server.ts', import.meta.url)), mode],
-    {
-      env,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
+    ['--disable-warning=TimeoutNegativeWarning', ...profileArgs(), fileURLToPath(new URL('./server.ts', import.meta.url)), mode],
+    { env: serverEnv(), stdio: ['ignore', 'pipe', 'inherit'] },
   );
-  const rl = createInterface({ input: child.stdout });
-  const [line] = (await once(rl, 'line')) as [string];
+  children.add(child);
+  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   const { port } = JSON.parse(line) as { port: number };
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
-async function stopServer(child: ChildProcess): Promise<void> {
-  child.kill('SIGTERM');
-  await once(child, 'exit');
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode === null && child.signalCode === null) {
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    await once(child, 'exit');
+    clearTimeout(t);
+  }
+  children.delete(child);
 }
 
 /** CPU seconds (user + system) a child has used so far, from /proc (Linux; 0 elsewhere). */
 function cpuSeconds(pid: number | undefined): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime in clock ticks (USER_HZ 100)
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return 0;
   }
 }
 
-async function topicTotal(): Promise<number> {
-  const offsets = await admin.fetchTopicOffsets(config.topics.events);
-  return offsets.reduce((s, o) => s + Number(o.high), 0);
-}
-
-function load(url: string, path: string, seconds: number, connections: number, body: () => string): Promise<autocannon.Result> {
-  return autocannon({
-    url: url + path,
-    method: 'POST',
-    connections,
-    duration: seconds,
-    headers: { 'content-type': 'application/json', 'x-api-key': key },
-    requests: [{ setupRequest: (req) => ({ ...req, body: body() }) }],
-  });
+async function topicTotal(topic: string): Promise<number> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    return (await admin.fetchTopicOffsets(topic)).reduce((s, o) => s + Number(o.high), 0);
+  } finally {
+    await admin.disconnect();
+  }
 }
 
 interface Row {
@@ -103,141 +281,254 @@ interface Row {
   p99: number;
   ok: number;
   other: number;
-  /** Server CPU per event (µs): throughput-independent, so steadier than events/s on a shared machine. */
   cpuUsPerEvent: number;
+  load: string;
 }
 
-async function phase(
+async function measure(
   name: string,
-  mode: 'bare' | 'ingest',
-  path: string,
+  server: { child: ChildProcess; url: string },
+  script: string,
   connections: number,
-  body: () => string,
   eventsPerRequest: number,
+  phase: number,
+  countTopic: boolean,
 ): Promise<Row> {
-  const { child, url } = await startServer(mode);
-  try {
-    await load(url, path, 2, connections, body); // warm-up (JIT, connections, producer metadata)
-    const before = await topicTotal();
-    const cpuBefore = cpuSeconds(child.pid);
-    const r = await load(url, path, SECONDS, connections, body);
-    const cpu = cpuSeconds(child.pid) - cpuBefore;
-    const produced = (await topicTotal()) - before;
-    const ok = r['2xx'];
-    // Events/s: what Kafka received for the real app (acknowledged appends), 2xx × events for bare.
-    const events = mode === 'ingest' ? produced : ok * eventsPerRequest;
-    return {
-      name,
-      eventsPerSec: events / SECONDS,
-      p50: r.latency.p50,
-      p99: r.latency.p99,
-      ok,
-      other: r.non2xx + r.errors + r.timeouts,
-      cpuUsPerEvent: events > 0 ? (cpu * 1e6) / events : 0,
-    };
-  } finally {
-    await stopServer(child);
+  const before = countTopic ? await topicTotal(stores.config.topics.events) : 0;
+  const cpu0 = cpuSeconds(server.child.pid);
+  const r = await runWrk(server.url, script, { connections, seconds: SECONDS, phase, key });
+  const cpu = cpuSeconds(server.child.pid) - cpu0;
+  const ok = r.requests - r.non2xx;
+  const events = ok * eventsPerRequest;
+  if (countTopic) {
+    // Every 2xx event must be in Kafka (acks=all before the answer): the topic grew by at least as much.
+    const appended = (await topicTotal(stores.config.topics.events)) - before;
+    if (appended < events) throw new Error(`${name}: ${events} events answered 2xx but only ${appended} appended`);
   }
-}
-
-/** kafkajs alone (produce-only.ts): the same sink and envelopes, no HTTP, Redis or logging. */
-async function produceOnly(name: string, perSend: number, inFlight: number): Promise<Row> {
-  const child = spawn(
-    process.execPath,
-    [
-      '--disable-warning=TimeoutNegativeWarning',
-      fileURLToPath(new URL('./produce-only.ts', import.meta.url)),
-      String(perSend),
-      String(inFlight),
-      String(SECONDS),
-    ],
-    { env: serverEnv(), stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const rl = createInterface({ input: child.stdout });
-  const exited = once(child, 'exit');
-  const [line] = (await once(rl, 'line')) as [string];
-  await exited;
-  const r = JSON.parse(line) as { events: number; seconds: number; cpuSeconds: number };
   return {
     name,
-    eventsPerSec: r.events / r.seconds,
-    p50: NaN,
-    p99: NaN,
-    ok: 0,
-    other: 0,
-    cpuUsPerEvent: (r.cpuSeconds * 1e6) / r.events,
+    eventsPerSec: events / r.seconds,
+    p50: r.p50ms,
+    p99: r.p99ms,
+    ok,
+    other: r.non2xx + r.socketErrors,
+    cpuUsPerEvent: events > 0 ? (cpu * 1e6) / events : 0,
+    load: load1(),
   };
 }
 
-function batchBody(): string {
-  const lines: string[] = [];
-  for (let i = 0; i < BATCH_LINES; i++) lines.push(eventJson());
-  return lines.join('\n');
+const pad = (s: string, w: number) => s.padEnd(w);
+const header = () =>
+  console.log(
+    `${pad('phase', 44)}${pad('events/s', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('2xx', 10)}${pad('non-2xx', 9)}${pad('CPU µs/ev', 11)}load`,
+  );
+const print = (r: Row) =>
+  console.log(
+    `${pad(r.name, 44)}${pad(fmt(r.eventsPerSec), 10)}${pad(r.p50.toFixed(2), 8)}${pad(r.p99.toFixed(2), 8)}${pad(String(r.ok), 10)}${pad(String(r.other), 9)}${pad(r.cpuUsPerEvent.toFixed(1), 11)}${r.load}`,
+  );
+
+// ---- drain: the whole service in one process -----------------------------------------------------------
+async function groupLag(): Promise<Record<string, number>> {
+  const { config } = stores;
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const ends = new Map<string, number[]>();
+    for (const t of [config.topics.events, config.topics.problems])
+      ends.set(
+        t,
+        (await admin.fetchTopicOffsets(t)).sort((a, b) => a.partition - b.partition).map((o) => Number(o.high)),
+      );
+    // What each group consumes (processors/src/*/index.ts); correlate keeps its events position in Postgres.
+    const consumes: Record<string, string[]> = {
+      store: [config.topics.events],
+      correlate: [config.topics.events],
+      notify: [config.topics.events, config.topics.problems],
+      stream: [config.topics.events, config.topics.problems],
+    };
+    const pgPos = await stores.pg.query<{ topic: string; partition: number; n: string }>(
+      'SELECT topic, partition, next_offset::text AS n FROM consumer_offsets WHERE consumer_group = $1',
+      [config.consumerGroups.correlate],
+    );
+    const out: Record<string, number> = {};
+    for (const [g, topics] of Object.entries(consumes)) {
+      const groupId = config.consumerGroups[g as keyof typeof config.consumerGroups];
+      const committed = await admin.fetchOffsets({ groupId, topics });
+      let lag = 0;
+      for (const t of committed) {
+        const high = ends.get(t.topic)!;
+        for (const p of t.partitions) {
+          let next = Math.max(0, Number(p.offset));
+          const inPg = pgPos.rows.find((r) => r.topic === t.topic && r.partition === p.partition);
+          if (g === 'correlate' && inPg) next = Math.max(next, Number(inPg.n));
+          lag += Math.max(0, high[p.partition]! - next);
+        }
+      }
+      out[g] = lag;
+    }
+    return out;
+  } finally {
+    await admin.disconnect();
+  }
 }
 
-console.log(
-  `bench:ingest — ${SECONDS} s per phase after 2 s warm-up, ${CONNECTIONS} connections, events of ${eventBytes} bytes, topic ${config.topics.events} (4 partitions, acks=all)`,
-);
-const rows: Row[] = [];
-const ceilings: Row[] = [];
+async function drain(): Promise<{ events: number; seconds: number; ingestSeconds: number; non2xx: number; load: string }> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = spawn(
+    process.execPath,
+    ['--disable-warning=TimeoutNegativeWarning', ...profileArgs(), join(repoRoot, 'ops/src/start.ts'), 'all'],
+    {
+      cwd: repoRoot,
+      env: {
+        ...serverEnv(),
+        PORT: String(port),
+        SERVICE_BOOTSTRAP_API_KEY: key,
+        SERVICE_ADMIN_PASSWORD: `Bench-${randomBytes(18).toString('base64url')}`,
+        // Logs go nowhere (the terminal would slow the run); warnings still on stderr.
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  children.add(child);
+  try {
+    for (const deadline = Date.now() + 120_000; ;) {
+      const r = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
+      if (r?.status === 200) break;
+      if (Date.now() > deadline) throw new Error('role all did not become ready');
+      await sleep(250);
+    }
+    await sleep(3000); // the consumers join their groups
+    const requests = Math.ceil(DRAIN_EVENTS / BATCH_LINES / 2); // per wrk thread
+    const script = join(tmpdir(), `watchpost-ingest-drain-${process.pid}.lua`);
+    files.push(script);
+    writeFileSync(script, drainLua(BATCH_LINES, requests));
+    const started = Date.now();
+    const target = 2 * requests * BATCH_LINES;
+    const w = await runWrk(`http://127.0.0.1:${port}`, script, {
+      threads: 2,
+      connections: 4,
+      seconds: 600,
+      key,
+      stopWhen: async () => (await topicTotal(stores.config.topics.events)) >= target,
+    });
+    const ingestSeconds = (Date.now() - started) / 1000;
+    // What was appended (acknowledged), also by requests wrk stopped waiting for.
+    const events = await topicTotal(stores.config.topics.events);
+    let seconds = NaN;
+    for (const deadline = Date.now() + 600_000; Date.now() < deadline;) {
+      const lag = await groupLag();
+      if (Object.values(lag).every((x) => x === 0)) {
+        seconds = (Date.now() - started) / 1000;
+        break;
+      }
+      await sleep(100);
+    }
+    return { events, seconds, ingestSeconds, non2xx: w.non2xx + w.socketErrors, load: load1() };
+  } finally {
+    await stop(child);
+  }
+}
+
+// ---- main ----------------------------------------------------------------------------------------------
+const rows: { bare: Row; single: Row }[] = [];
+let batch: Row | undefined;
+let drained: Awaited<ReturnType<typeof drain>> | undefined;
 try {
-  // BENCH_ONLY=bare|single|batch|ceiling runs one phase (profiling); the summary needs the first three.
-  const only = process.env.BENCH_ONLY;
-  if (!only || only === 'bare')
-    rows.push(await phase('bare fastify + schema (no Kafka/Redis)', 'bare', '/api/v1/events', CONNECTIONS, eventJson, 1));
-  if (!only || only === 'single')
-    rows.push(await phase('ingest POST /api/v1/events', 'ingest', '/api/v1/events', CONNECTIONS, eventJson, 1));
-  if (!only || only === 'batch') {
-    rows.push(
-      await phase(
-        `ingest POST /api/v1/events/batch (${BATCH_LINES} lines)`,
-        'ingest',
-        '/api/v1/events/batch',
-        BATCH_CONNECTIONS,
-        batchBody,
-        BATCH_LINES,
-      ),
+  stores = await createTestStores(testConfig('bench_ingest', { KAFKA_PARTITIONS: '4' }));
+  allStores.push(stores);
+  ({ key } = await createApiKey(stores.pg, 'bench'));
+  kafka = new Kafka({ clientId: 'bench', brokers: stores.config.kafkaBrokers, logLevel: logLevel.NOTHING });
+  console.log(
+    `bench:ingest — wrk, ${SECONDS} s per measurement after a 2 s warm-up, events of ${eventBytes} bytes, topic ${stores.config.topics.events} (4 partitions, acks=all); load = 1-min load average when measured`,
+  );
+  const single = join(tmpdir(), `watchpost-ingest-single-${process.pid}.lua`);
+  const batchLua = join(tmpdir(), `watchpost-ingest-batch-${process.pid}.lua`);
+  files.push(single, batchLua);
+  writeFileSync(single, luaScript('/api/v1/events', 1));
+  writeFileSync(batchLua, luaScript('/api/v1/events/batch', BATCH_LINES));
+
+  if (!ONLY || ONLY === 'single') {
+    const bare = await startServer('bare');
+    const ingest = await startServer('ingest');
+    try {
+      await runWrk(bare.url, single, { connections: CONNECTIONS, seconds: 2, phase: 1, key });
+      await runWrk(ingest.url, single, { connections: CONNECTIONS, seconds: 2, phase: 2, key });
+      console.log(`\nsingle events: ${ROUNDS} alternating rounds, wrk 1 thread, ${CONNECTIONS} connections`);
+      header();
+      for (let i = 0; i < ROUNDS; i++) {
+        const b = await measure(`round ${i + 1}: bare fastify + ajv`, bare, single, CONNECTIONS, 1, 10 + i, false);
+        print(b);
+        const s = await measure(`round ${i + 1}: ingest POST /api/v1/events`, ingest, single, CONNECTIONS, 1, 20 + i, true);
+        print(s);
+        rows.push({ bare: b, single: s });
+      }
+      // With BENCH_PROFILE: every event the ingest server's profile covers (warm-up included), per event.
+      if (process.env.BENCH_PROFILE) console.log(`events appended in total: ${await topicTotal(stores.config.topics.events)}`);
+    } finally {
+      await stop(bare.child);
+      await stop(ingest.child);
+    }
+  }
+  if (!ONLY || ONLY === 'batch') {
+    const ingest = await startServer('ingest');
+    try {
+      await runWrk(ingest.url, batchLua, { connections: BATCH_CONNECTIONS, seconds: 2, phase: 3, key });
+      console.log(`\nbatch: NDJSON of ${BATCH_LINES} lines, wrk 1 thread, ${BATCH_CONNECTIONS} connections`);
+      header();
+      batch = await measure(`ingest POST /api/v1/events/batch`, ingest, batchLua, BATCH_CONNECTIONS, BATCH_LINES, 4, true);
+      print(batch);
+    } finally {
+      await stop(ingest.child);
+    }
+  }
+  if (!ONLY || ONLY === 'drain') {
+    console.log(
+      `\ndrain: ${fmt(DRAIN_EVENTS)} fleet-mix events (NDJSON batches of ${BATCH_LINES}, wrk 2 threads, 4 connections) into one process of role all`,
+    );
+    stores = await createTestStores(testConfig('bench_ingest_drain', { KAFKA_PARTITIONS: '4' }));
+    allStores.push(stores);
+    drained = await drain();
+    console.log(
+      `${fmt(drained.events)} events accepted in ${drained.ingestSeconds.toFixed(1)} s (${fmt(drained.events / drained.ingestSeconds)}/s, non-2xx ${drained.non2xx}); every group at lag 0 after ${drained.seconds.toFixed(1)} s: ${fmt(drained.events / drained.seconds)} events/s drained (load ${drained.load})`,
     );
   }
-  if (!only || only === 'ceiling') {
-    ceilings.push(await produceOnly('kafkajs alone, sends of 25 events x 8', 25, 8));
-    ceilings.push(await produceOnly(`kafkajs alone, sends of ${BATCH_LINES} events x 8`, BATCH_LINES, 8));
-  }
 } finally {
-  // Leave nothing behind: claims, topics, databases.
-  const redis = createRedis(config.redisUrl);
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${config.topics.events}:claim:*`, 'COUNT', 10_000);
-    if (keys.length) await redis.unlink(...keys);
-    cursor = next;
-  } while (cursor !== '0');
-  await redis.quit();
-  await admin.deleteTopics({ topics: [config.topics.events, config.topics.deadLetter, config.topics.problems] }).catch(() => {});
-  await admin.disconnect();
-  await stores.drop();
+  for (const c of [...children]) await stop(c);
+  for (const f of files) rmSync(f, { force: true });
+  for (const st of allStores) {
+    // Leave nothing behind: claims, topics, databases.
+    const redis = createRedis(st.config.redisUrl);
+    let cursor = '0';
+    do {
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `${st.config.topics.events}:claim:*`, 'COUNT', 10_000);
+      if (keys.length) await redis.unlink(...keys);
+      cursor = next;
+    } while (cursor !== '0');
+    await redis.quit();
+    await st.drop();
+  }
 }
 
-const pad = (s: string, w: number) => s.padEnd(w);
-console.log(
-  `\n${pad('phase', 48)}${pad('events/s', 12)}${pad('p50 ms', 9)}${pad('p99 ms', 9)}${pad('2xx', 10)}${pad('non-2xx/errors', 16)}server CPU µs/event`,
-);
-for (const r of rows)
+console.log('\nsummary');
+if (rows.length) {
+  const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+  const ratio = sum(rows.map((r) => r.single.eventsPerSec)) / sum(rows.map((r) => r.bare.eventsPerSec));
+  const p99 = Math.max(...rows.map((r) => r.single.p99));
+  const non2xx = sum(rows.map((r) => r.single.other));
   console.log(
-    `${pad(r.name, 48)}${pad(Math.round(r.eventsPerSec).toString(), 12)}${pad(String(r.p50), 9)}${pad(String(r.p99), 9)}${pad(String(r.ok), 10)}${pad(String(r.other), 16)}${r.cpuUsPerEvent.toFixed(1)}`,
+    `  single: ratio ingest/bare per round ${rows.map((r) => (r.single.eventsPerSec / r.bare.eventsPerSec).toFixed(2)).join(', ')}; over all rounds ${ratio.toFixed(2)} (>= 0.6 ${verdict(ratio >= 0.6)})`,
   );
-if (ceilings.length) {
-  console.log(`\nceiling: ingest's Kafka sink alone (${config.kafkaCompression}), no HTTP, Redis or logging`);
-  for (const r of ceilings)
-    console.log(`${pad(r.name, 48)}${pad(Math.round(r.eventsPerSec).toString(), 12)}CPU ${r.cpuUsPerEvent.toFixed(1)} µs/event`);
+  console.log(
+    `  single: worst p99 ${p99.toFixed(2)} ms (<= 10 ms ${verdict(p99 <= 10)}); non-2xx ${non2xx} (0 ${verdict(non2xx === 0)})`,
+  );
 }
-if (rows.length < 3) process.exit(0);
-const [bare, single, batch] = rows as [Row, Row, Row];
-const ratio = single.eventsPerSec / bare.eventsPerSec;
-console.log(
-  `\nratio ingest/bare: ${ratio.toFixed(2)} (server CPU per event: bare ${bare.cpuUsPerEvent.toFixed(1)} µs, ingest ${single.cpuUsPerEvent.toFixed(1)} µs = ${(single.cpuUsPerEvent / bare.cpuUsPerEvent).toFixed(2)}x)`,
-);
-const verdict = (ok: boolean) => (ok ? 'reached' : 'NOT reached');
-console.log(
-  `targets: single >= 20000/s ${verdict(single.eventsPerSec >= 20_000)}; p99 < 20 ms ${verdict(single.p99 < 20)}; ratio >= 0.6 ${verdict(ratio >= 0.6)}; batch >= 100000/s ${verdict(batch.eventsPerSec >= 100_000)}`,
-);
+if (batch)
+  console.log(
+    `  batch: ${fmt(batch.eventsPerSec)} events/s, non-2xx ${batch.other} (>= 80,000/s ${verdict(batch.eventsPerSec >= 80_000)})`,
+  );
+if (drained)
+  console.log(
+    `  drain (one process, role all): ${fmt(drained.events / drained.seconds)} events/s to lag 0 in every group (>= 20,000/s ${verdict(drained.events / drained.seconds >= 20_000 && drained.non2xx === 0)})`,
+  );
+process.exit(0);

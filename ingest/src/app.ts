@@ -111,6 +111,16 @@ export function envelopeValue(receivedAt: string, eventJson: string): string {
   return `{"received_at":"${receivedAt}","event":${eventJson}}`;
 }
 
+/** envelopeValue around the bytes the agent sent (whitespace around the event is valid JSON inside). */
+export function envelopeBytes(receivedAt: string, event: Buffer): Buffer {
+  const head = `{"received_at":"${receivedAt}","event":`; // ASCII
+  const out = Buffer.allocUnsafe(head.length + event.length + 1);
+  out.write(head, 0, 'latin1');
+  event.copy(out, head.length);
+  out[out.length - 1] = 0x7d; // }
+  return out;
+}
+
 export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
   const { config, log, pipeline, keys, rate, inFlight } = deps;
   const admitted = new WeakMap<FastifyRequest, Admitted>();
@@ -130,11 +140,11 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
     );
   }
 
-  async function ingestOne(event: EventV1, eventJson: string, receivedAt: string, keyId: number): Promise<Outcome> {
+  async function ingestOne(event: EventV1, bytes: Buffer, receivedAt: string, keyId: number): Promise<Outcome> {
     const outcome = await pipeline.submit({
       eventId: event.event_id,
       key: event.host.hostname,
-      value: envelopeValue(receivedAt, eventJson),
+      value: envelopeBytes(receivedAt, bytes),
       receivedAt,
       keyId,
     });
@@ -236,62 +246,73 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
     };
     app.addSchema({ $id: 'ingestError', ...errorBodySchema });
 
-    app.post(
-      EVENTS_PATH,
-      {
-        bodyLimit: config.ingest.maxBodyBytes,
-        config: { access: 'agent' },
-        schema: {
-          tags: ['ingest'],
-          summary: 'Ingest one event (schema v1)',
-          response: {
-            201: {
-              type: 'object',
-              required: ['event_id', 'received_at'],
-              properties: { event_id: { type: 'string' }, received_at: { type: 'string' } },
+    // The single-event route reads its body as bytes, in its own context (the agent poll keeps text).
+    await app.register(async (singleApp) => {
+      singleApp.removeAllContentTypeParsers();
+      singleApp.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+      singleApp.post(
+        EVENTS_PATH,
+        {
+          bodyLimit: config.ingest.maxBodyBytes,
+          config: { access: 'agent' },
+          schema: {
+            tags: ['ingest'],
+            summary: 'Ingest one event (schema v1)',
+            response: {
+              201: {
+                type: 'object',
+                required: ['event_id', 'received_at'],
+                properties: { event_id: { type: 'string' }, received_at: { type: 'string' } },
+              },
+              409: { $ref: 'ingestError#' },
+              ...commonResponses,
             },
-            409: { $ref: 'ingestError#' },
-            ...commonResponses,
           },
         },
-      },
-      async (req, reply) => {
-        const receivedAt = new Date().toISOString();
-        const checked = parseAndValidate(req.body as string | undefined);
-        const { keyId } = admitted.get(req)!;
-        if (!checked.ok) {
-          // Names no host it could be charged to: only the key's ceiling pays.
-          rate.chargeKey(keyId, 1);
-          record('rejected', { ...checked.id, reason: checked.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ') });
+        async (req, reply) => {
+          const receivedAt = new Date().toISOString();
+          // Parsed and validated from one decoding of the body; Kafka gets the bytes as received.
+          const body = req.body as Buffer | undefined;
+          const checked = parseAndValidate(body?.toString('utf8'));
+          const { keyId } = admitted.get(req)!;
+          if (!checked.ok) {
+            // Names no host it could be charged to: only the key's ceiling pays.
+            rate.chargeKey(keyId, 1);
+            record('rejected', {
+              ...checked.id,
+              reason: checked.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; '),
+            });
+            return reply
+              .code(422)
+              .send(errorBody('INVALID_EVENT', 'the body is not one valid event (schema v1)', { errors: checked.errors }));
+          }
+          const refused = rate.take(keyId, hostOf(keyId, checked.event), 1);
+          if (refused) {
+            record('rate_limited', {
+              event_id: checked.event.event_id,
+              hostname: checked.event.host.hostname,
+              reason:
+                refused.scope === 'key'
+                  ? `agent key ${keyId} over its ceiling of ${rate.limits.keyRate} events/s`
+                  : `host over ${rate.limits.hostRate} events/s on agent key ${keyId}`,
+            });
+            return rateLimited(reply, refused.wait, refused.scope);
+          }
+          const o = await ingestOne(checked.event, body!, receivedAt, keyId);
+          if (o.status === 'created')
+            return reply.code(201).send({ event_id: checked.event.event_id, received_at: o.receivedAt });
+          if (o.status === 'duplicate') {
+            return reply
+              .code(409)
+              .send(errorBody('DUPLICATE_EVENT', 'event_id already stored', { event_id: checked.event.event_id }));
+          }
           return reply
-            .code(422)
-            .send(errorBody('INVALID_EVENT', 'the body is not one valid event (schema v1)', { errors: checked.errors }));
-        }
-        const refused = rate.take(keyId, hostOf(keyId, checked.event), 1);
-        if (refused) {
-          record('rate_limited', {
-            event_id: checked.event.event_id,
-            hostname: checked.event.host.hostname,
-            reason:
-              refused.scope === 'key'
-                ? `agent key ${keyId} over its ceiling of ${rate.limits.keyRate} events/s`
-                : `host over ${rate.limits.hostRate} events/s on agent key ${keyId}`,
-          });
-          return rateLimited(reply, refused.wait, refused.scope);
-        }
-        const o = await ingestOne(checked.event, (req.body as string).trim(), receivedAt, keyId);
-        if (o.status === 'created') return reply.code(201).send({ event_id: checked.event.event_id, received_at: o.receivedAt });
-        if (o.status === 'duplicate') {
-          return reply
-            .code(409)
-            .send(errorBody('DUPLICATE_EVENT', 'event_id already stored', { event_id: checked.event.event_id }));
-        }
-        return reply
-          .code(503)
-          .header('retry-after', String(RETRY_AFTER_SECONDS))
-          .send(errorBody('UNAVAILABLE', 'event store temporarily unavailable; retry later'));
-      },
-    );
+            .code(503)
+            .header('retry-after', String(RETRY_AFTER_SECONDS))
+            .send(errorBody('UNAVAILABLE', 'event store temporarily unavailable; retry later'));
+        },
+      );
+    });
 
     // The batch route parses its body as a stream of lines (ndjson.ts), in its own context so that
     // the single-event route keeps the plain text parser.
@@ -334,9 +355,9 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
               .code(422)
               .send(errorBody('INVALID_BATCH', 'the body holds no events; expected NDJSON, one event per line'));
           }
-          const checked = lines.map(({ line, text }) => ({
+          const checked = lines.map(({ line, text, bytes }) => ({
             line,
-            text,
+            bytes,
             checked: text === undefined ? undefined : parseAndValidate(text),
           }));
           const held = admitted.get(req)!;
@@ -377,7 +398,7 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
             held.events -= n;
           }
           const pending: Promise<LineResult & { line: number }>[] = [];
-          for (const [i, { line, text, checked: c }] of checked.entries()) {
+          for (const [i, { line, bytes, checked: c }] of checked.entries()) {
             if (c === undefined) {
               record('too_large', { reason: `line ${line} over ${config.ingest.maxBodyBytes} bytes` });
               pending.push(
@@ -422,7 +443,7 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
               );
               continue;
             }
-            pending.push(ingestOne(ev, text!.trim(), receivedAt, held.keyId).then((o) => ({ line, ...toLine(ev.event_id, o) })));
+            pending.push(ingestOne(ev, bytes!, receivedAt, held.keyId).then((o) => ({ line, ...toLine(ev.event_id, o) })));
           }
           const results = await Promise.all(pending);
           const summary = { created: 0, duplicate: 0, rejected: 0, unavailable: 0, rate_limited: 0 };

@@ -4,10 +4,17 @@
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import { compressionType } from '@watchpost/runtime';
 import type { KafkaCompression } from '@watchpost/runtime';
+import { installKafkajsSpeedups } from './kafkajs-speedups.ts';
+
+installKafkajsSpeedups();
+
+/** Producers (connections) per sink: sends out at once. */
+const SINK_LANES = 2;
 
 export interface OutMessage {
   key: string;
-  value: string;
+  /** The envelope; a Buffer is sent as it is (no re-encoding). */
+  value: string | Buffer;
   /** AGENT_KEY_HEADER: the verified agent key id (schemas/src/envelope.ts). */
   headers?: Record<string, string>;
 }
@@ -37,51 +44,74 @@ export function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise
   ]).finally(() => clearTimeout(timer));
 }
 
+/** One producer (one connection per broker) and what it has in flight. */
+interface Lane {
+  producer: Producer;
+  connecting: Promise<void> | undefined;
+  busy: number;
+}
+
+/**
+ * Appends through `lanes` producers, each its own connection, a send to the least busy one: a broker
+ * works through one connection's requests one at a time, so sends queued on one connection wait for
+ * each other's acks, while another connection's are taken at the same time. Order is kept by the caller
+ * (pipeline.ts never has two sends of one host out at once), so which lane carries a send does not matter.
+ */
 export class KafkaEventSink implements EventSink {
-  private readonly producer: Producer;
+  readonly lanes: number;
+  private readonly pool: Lane[];
   private readonly topic: string;
   private readonly timeoutMs: number;
   private readonly compression: number;
-  private connecting: Promise<void> | undefined;
   private closed = false;
 
-  constructor(kafka: Kafka, topic: string, timeoutMs: number, compression: KafkaCompression) {
+  constructor(kafka: Kafka, topic: string, timeoutMs: number, compression: KafkaCompression, lanes = SINK_LANES) {
     this.topic = topic;
     this.timeoutMs = timeoutMs;
     this.compression = compressionType(compression);
-    this.producer = kafka.producer({
-      allowAutoTopicCreation: false,
-      createPartitioner: Partitioners.DefaultPartitioner, // murmur2 like the Java client: per-host order by key
-      // Retries stay inside the produce timeout; the agent's own retry covers the rest.
-      retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
-    });
+    this.lanes = lanes;
+    this.pool = Array.from({ length: lanes }, () => ({
+      producer: kafka.producer({
+        allowAutoTopicCreation: false,
+        createPartitioner: Partitioners.DefaultPartitioner, // murmur2 like the Java client: per-host order by key
+        // Retries stay inside the produce timeout; the agent's own retry covers the rest.
+        retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
+      }),
+      connecting: undefined,
+      busy: 0,
+    }));
   }
 
-  private connect(): Promise<void> {
-    this.connecting ??= this.producer.connect().catch((err: unknown) => {
-      this.connecting = undefined; // try again on the next send
+  private connect(lane: Lane): Promise<void> {
+    lane.connecting ??= lane.producer.connect().catch((err: unknown) => {
+      lane.connecting = undefined; // try again on the next send
       throw err;
     });
-    return this.connecting;
+    return lane.connecting;
   }
 
   async send(messages: OutMessage[]): Promise<void> {
     if (this.closed) throw new Error('ingest is shutting down');
+    let lane = this.pool[0]!;
+    for (const l of this.pool) if (l.busy < lane.busy) lane = l;
+    lane.busy++;
     const attempt = (async () => {
-      await this.connect();
-      await this.producer.send({ topic: this.topic, acks: -1, timeout: this.timeoutMs, compression: this.compression, messages });
+      await this.connect(lane);
+      await lane.producer.send({ topic: this.topic, acks: -1, timeout: this.timeoutMs, compression: this.compression, messages });
     })();
     try {
       await withTimeout(attempt, this.timeoutMs, 'kafka produce');
     } catch (err) {
-      if (err instanceof Error && /disconnected/i.test(err.message)) this.connecting = undefined;
+      if (err instanceof Error && /disconnected/i.test(err.message)) lane.connecting = undefined;
       throw err;
+    } finally {
+      lane.busy--;
     }
   }
 
   async ready(): Promise<boolean> {
     try {
-      await withTimeout(this.connect(), Math.min(this.timeoutMs, 1000), 'kafka connect');
+      await withTimeout(Promise.all(this.pool.map((l) => this.connect(l))), Math.min(this.timeoutMs, 1000), 'kafka connect');
       return true;
     } catch {
       return false;
@@ -91,11 +121,16 @@ export class KafkaEventSink implements EventSink {
   async close(): Promise<void> {
     this.closed = true;
     // A connect still retrying against an unreachable broker must not hold up shutdown.
-    if (this.connecting)
-      await withTimeout(
-        this.connecting.then(() => this.producer.disconnect()),
-        2000,
-        'kafka disconnect',
-      ).catch(() => {});
+    await Promise.all(
+      this.pool.map((l) =>
+        l.connecting
+          ? withTimeout(
+              l.connecting.then(() => l.producer.disconnect()),
+              2000,
+              'kafka disconnect',
+            ).catch(() => {})
+          : Promise.resolve(),
+      ),
+    );
   }
 }

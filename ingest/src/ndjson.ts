@@ -7,6 +7,8 @@ export interface BatchLine {
   line: number;
   /** The line as text; undefined when it was longer than `maxLineBytes`. */
   text: string | undefined;
+  /** The line's bytes as received (what is appended to Kafka); undefined with `text`. */
+  bytes?: Buffer;
 }
 
 export interface SplitBatch {
@@ -50,7 +52,7 @@ export async function splitNdjson(
       const buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts, partBytes);
       if (!isBlank(buf)) {
         count++;
-        if (count <= limits.maxEvents) lines.push({ line: lineNo, text: buf.toString('utf8') });
+        if (count <= limits.maxEvents) lines.push({ line: lineNo, text: buf.toString('utf8'), bytes: buf });
       }
     } else {
       count++;

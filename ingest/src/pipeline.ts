@@ -15,8 +15,8 @@ export interface PipelineItem {
   eventId: string;
   /** Kafka key: the hostname. */
   key: string;
-  /** Kafka value: the encoded envelope. */
-  value: string;
+  /** Kafka value: the encoded envelope (a Buffer is sent as it is). */
+  value: string | Buffer;
   receivedAt: string;
   /** The verified agent key's id: the AGENT_KEY_HEADER of the message (correlate binds hosts to it). */
   keyId: number;
@@ -26,6 +26,32 @@ interface Pending extends PipelineItem {
   resolve(o: Outcome): void;
   /** Until when a request that meets another process's provisional claim keeps waiting. */
   waitUntil: number;
+  /** The claim's token and when it was made (set once claimed). */
+  token?: string;
+  claimedAt?: number;
+}
+
+/** A send carries events claimed in one or more claim calls: group their ids by claim token. */
+function byToken(items: Pending[]): [string, string[], Pending[]][] {
+  const m = new Map<string, [string, string[], Pending[]]>();
+  for (const b of items) {
+    let g = m.get(b.token!);
+    if (!g) m.set(b.token!, (g = [b.token!, [], []]));
+    g[1].push(b.eventId);
+    g[2].push(b);
+  }
+  return [...m.values()];
+}
+
+/** One headers object per agent key id, shared by its messages. */
+const headerCache = new Map<number, Record<string, string>>();
+function agentKeyHeaders(keyId: number): Record<string, string> {
+  let h = headerCache.get(keyId);
+  if (!h) {
+    if (headerCache.size > 10_000) headerCache.clear();
+    headerCache.set(keyId, (h = { [AGENT_KEY_HEADER]: String(keyId) }));
+  }
+  return h;
 }
 
 export interface PipelineOptions {
@@ -61,12 +87,17 @@ const COMMIT_MARGIN_MS = 1000;
 
 export class IngestPipeline {
   private readonly o: Required<PipelineOptions>;
+  /** Accepted, not yet claimed (in order). */
   private queue: Pending[] = [];
+  /** Claimed by this process, waiting for a Kafka send (in the order accepted). */
+  private claimed: Pending[] = [];
+  /** Claim calls in flight, oldest first: their results reach `claimed` in this order. */
+  private readonly claiming: { done: boolean; mine: Pending[] }[] = [];
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
-  private inFlight = 0;
-  private readonly running = new Set<Promise<void>>();
-  /** Kafka key (hostname) -> batches in flight carrying it. */
+  private sending = 0;
+  private readonly running = new Set<Promise<unknown>>();
+  /** Kafka key (hostname) -> sends in flight carrying it. */
   private readonly keysInFlight = new Map<string, number>();
   /** event_id (lower case) -> outcome of the request that carries it in this process right now. */
   private readonly local = new Map<string, Promise<Outcome>>();
@@ -96,15 +127,18 @@ export class IngestPipeline {
 
   private enqueue(p: Pending): void {
     this.queue.push(p);
-    // At each multiple only: events held back behind their host's batch in flight stay queued, and a
-    // flush per enqueue would rescan them every time.
-    if (this.queue.length % this.o.maxBatch === 0) this.flush();
-    else if (this.inFlight === 0) {
+    if (this.queue.length >= this.o.maxBatch) this.flush();
+    else if (this.claiming.length === 0) {
       // Idle: go as soon as this turn of the event loop has read what arrived with it.
       this.immediate ??= setImmediate(() => this.flush());
-    } else if (!this.timer) this.timer = setTimeout(() => this.flush(), this.o.lingerMs);
+    } else this.timer ??= setTimeout(() => this.flush(), this.o.lingerMs);
   }
 
+  /**
+   * Two stages. Claims (one script call per micro-batch) need no order and run up to `maxInFlight` at
+   * once; their results are handed on in the order the batches were formed. Sends keep each host's
+   * order (see `takeSend`).
+   */
   private flush(): void {
     if (this.timer) {
       clearTimeout(this.timer);
@@ -114,63 +148,90 @@ export class IngestPipeline {
       clearImmediate(this.immediate);
       this.immediate = undefined;
     }
-    while (this.queue.length > 0 && this.inFlight < this.o.maxInFlight) {
-      const batch = this.take();
-      if (batch.length === 0) break; // every queued event waits for a batch of its host in flight
-      const keys = batch.map((b) => b.key);
-      for (const k of keys) this.keysInFlight.set(k, (this.keysInFlight.get(k) ?? 0) + 1);
-      let released = false;
-      const releaseKeys = (): void => {
-        if (released) return;
-        released = true;
-        for (const k of keys) {
-          const n = this.keysInFlight.get(k)! - 1;
-          if (n === 0) this.keysInFlight.delete(k);
-          else this.keysInFlight.set(k, n);
-        }
-        // Events held back behind this send may go now, without waiting for this batch's commit.
-        if (this.queue.length > 0) this.immediate ??= setImmediate(() => this.flush());
-      };
-      this.inFlight++;
-      const run = this.process(batch, releaseKeys).finally(() => {
-        releaseKeys();
-        this.inFlight--;
+    while (this.queue.length > 0 && this.claiming.length < this.o.maxInFlight) {
+      const batch = this.queue.length <= this.o.maxBatch ? this.queue : this.queue.slice(0, this.o.maxBatch);
+      this.queue = batch === this.queue ? [] : this.queue.slice(this.o.maxBatch);
+      const slot = { done: false, mine: [] as Pending[] };
+      this.claiming.push(slot);
+      const run = this.claim(batch, slot).finally(() => {
+        slot.done = true;
         this.running.delete(run);
+        // Hand on every finished claim at the head, in order.
+        while (this.claiming[0]?.done) {
+          const head = this.claiming.shift()!;
+          for (const b of head.mine) this.claimed.push(b);
+        }
+        this.flushSends();
         if (this.queue.length > 0 && !this.timer) this.flush();
       });
       this.running.add(run);
     }
   }
 
+  private flushSends(): void {
+    while (this.claimed.length > 0 && this.sending < this.o.maxInFlight) {
+      const batch = this.takeSend();
+      if (batch.length === 0) break; // every claimed event waits for a send of its host in flight
+      const keys = batch.map((b) => b.key);
+      for (const k of keys) this.keysInFlight.set(k, (this.keysInFlight.get(k) ?? 0) + 1);
+      let released = false;
+      // Once Kafka answered, the next send may go: the commit that follows does not hold the slot.
+      const releaseKeys = (): void => {
+        if (released) return;
+        released = true;
+        this.sending--;
+        for (const k of keys) {
+          const n = this.keysInFlight.get(k)! - 1;
+          if (n === 0) this.keysInFlight.delete(k);
+          else this.keysInFlight.set(k, n);
+        }
+        // Events held back behind this send may go now, without waiting for this batch's commit.
+        if (this.claimed.length > 0) queueMicrotask(() => this.flushSends());
+      };
+      this.sending++;
+      const run = this.send(batch, releaseKeys).finally(() => {
+        releaseKeys();
+        this.running.delete(run);
+        if (this.claimed.length > 0) this.flushSends();
+      });
+      this.running.add(run);
+    }
+  }
+
   /**
-   * The next batch, in queue order, without any host (Kafka key) that a batch in flight still carries:
+   * The next send, in the order accepted, without any host (Kafka key) that a send in flight still carries:
    * a host's later events wait until its earlier ones are acknowledged or failed, so they reach Kafka
    * in the order ingest accepted them even when a send is retried (kafkajs retries a failed send as a
    * whole while later sends may already have landed). Once a host is held back, all its later events are too.
    */
-  private take(): Pending[] {
-    if (this.keysInFlight.size === 0) return this.queue.splice(0, this.o.maxBatch);
+  private takeSend(): Pending[] {
+    const max = this.o.maxBatch;
+    if (this.keysInFlight.size === 0 && this.claimed.length <= max) {
+      const all = this.claimed;
+      this.claimed = [];
+      return all;
+    }
     const batch: Pending[] = [];
     const rest: Pending[] = [];
     const held = new Set<string>();
-    for (const p of this.queue) {
-      if (batch.length < this.o.maxBatch && !this.keysInFlight.has(p.key) && !held.has(p.key)) batch.push(p);
+    for (const p of this.claimed) {
+      if (batch.length < max && !this.keysInFlight.has(p.key) && !held.has(p.key)) batch.push(p);
       else {
         held.add(p.key);
         rest.push(p);
       }
     }
-    this.queue = rest;
+    this.claimed = rest;
     return batch;
   }
 
-  /** releaseKeys: called once the Kafka send settled (later events of these hosts may go then). */
-  private async process(batch: Pending[], releaseKeys: () => void): Promise<void> {
+  /** One claim script call for the batch; what this process now holds goes to `slot.mine`. */
+  private async claim(batch: Pending[], slot: { mine: Pending[] }): Promise<void> {
     batchSize.observe(batch.length);
     const token = `p${this.instance}:${this.seq++}`;
-    const { claims, sink, log, timeoutMs } = this.o;
-    // The claims are set after this instant, so they are younger than `Date.now() - claimedBy`.
-    const claimedBy = Date.now();
+    const { claims, log, timeoutMs } = this.o;
+    // The claims are set after this instant, so they are younger than `Date.now() - claimedAt`.
+    const claimedAt = Date.now();
     let states;
     try {
       states = await withTimeout(
@@ -186,29 +247,37 @@ export class IngestPipeline {
       for (const b of batch) b.resolve({ status: 'unavailable', reason: 'claim store unavailable' });
       return;
     }
-    const mine: Pending[] = [];
     const now = Date.now();
     states.forEach((s, i) => {
       const b = batch[i]!;
-      if (s === 'claimed') mine.push(b);
-      else if (s === 'stored') b.resolve({ status: 'duplicate', reason: 'event_id already stored' });
+      if (s === 'claimed') {
+        b.token = token;
+        b.claimedAt = claimedAt;
+        slot.mine.push(b);
+      } else if (s === 'stored') b.resolve({ status: 'duplicate', reason: 'event_id already stored' });
       else if (now < b.waitUntil) setTimeout(() => this.requeue(b), PENDING_POLL_MS);
       else b.resolve({ status: 'unavailable', reason: 'event_id is being stored by another request' });
     });
-    if (mine.length === 0) return;
+  }
 
-    const ids = mine.map((b) => b.eventId);
+  /** releaseKeys: called once the Kafka send settled (later events of these hosts may go then). */
+  private async send(mine: Pending[], releaseKeys: () => void): Promise<void> {
+    const { claims, sink, log, timeoutMs } = this.o;
     const started = process.hrtime.bigint();
     try {
-      await sink.send(mine.map((b) => ({ key: b.key, value: b.value, headers: { [AGENT_KEY_HEADER]: String(b.keyId) } })));
+      await sink.send(mine.map((b) => ({ key: b.key, value: b.value, headers: agentKeyHeaders(b.keyId) })));
       releaseKeys();
       produceSeconds.observe(Number(process.hrtime.bigint() - started) / 1e9);
     } catch (err) {
       releaseKeys();
       log.warn({ err, events: mine.length }, 'kafka produce failed');
       // Release so the agent's retry is accepted at once (a claim left behind would expire anyway).
-      await withTimeout(claims.release(ids, token), timeoutMs, 'release').catch((e: unknown) =>
-        log.warn({ err: e }, 'claim release failed'),
+      await Promise.all(
+        byToken(mine).map(([token, ids]) =>
+          withTimeout(claims.release(ids, token), timeoutMs, 'release').catch((e: unknown) =>
+            log.warn({ err: e }, 'claim release failed'),
+          ),
+        ),
       );
       for (const b of mine) b.resolve({ status: 'unavailable', reason: 'event log unavailable' });
       return;
@@ -216,20 +285,27 @@ export class IngestPipeline {
     // While the provisional claims cannot have expired, no other request can have claimed these ids:
     // the agents hear 201 now and the commit runs after (a duplicate meanwhile waits on the
     // provisional claim, then reads "stored"). Past that margin, the commit's answer decides.
-    if (Date.now() - claimedBy < claims.opts.provisionalMs - COMMIT_MARGIN_MS) {
-      for (const b of mine) b.resolve({ status: 'created', receivedAt: b.receivedAt });
-      await this.commit(ids, token);
-      return;
+    const safe = Date.now() - claims.opts.provisionalMs + COMMIT_MARGIN_MS;
+    const late = new Set<Pending>();
+    for (const b of mine) {
+      if (b.claimedAt! > safe) b.resolve({ status: 'created', receivedAt: b.receivedAt });
+      else late.add(b);
     }
-    const committed = await this.commit(ids, token);
-    committed.forEach((ok, i) => {
-      const b = mine[i]!;
-      b.resolve(
-        ok
-          ? { status: 'created', receivedAt: b.receivedAt }
-          : { status: 'duplicate', reason: 'event_id claimed by another request meanwhile' },
-      );
-    });
+    await Promise.all(
+      byToken(mine).map(async ([token, ids, items]) => {
+        const committed = await this.commit(ids, token);
+        if (late.size === 0) return;
+        committed.forEach((ok, i) => {
+          const b = items[i]!;
+          if (!late.has(b)) return;
+          b.resolve(
+            ok
+              ? { status: 'created', receivedAt: b.receivedAt }
+              : { status: 'duplicate', reason: 'event_id claimed by another request meanwhile' },
+          );
+        });
+      }),
+    );
   }
 
   /** Makes the claims permanent; after a failure reports them ours (they are in Kafka either way). */
@@ -258,8 +334,9 @@ export class IngestPipeline {
   /** Stops intake, flushes what is queued and waits for every batch in flight. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.queue.length > 0 || this.running.size > 0) {
+    while (this.queue.length > 0 || this.claimed.length > 0 || this.running.size > 0) {
       this.flush();
+      this.flushSends();
       await Promise.allSettled([...this.running]);
     }
   }

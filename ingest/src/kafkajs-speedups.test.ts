@@ -1,0 +1,88 @@
+// The kafkajs replacements write exactly the bytes kafkajs's own code writes.
+import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
+import { expect, it } from 'vitest';
+import { crc32c, installKafkajsSpeedups, originals } from './kafkajs-speedups.ts';
+
+const require = createRequire(import.meta.url);
+installKafkajsSpeedups();
+type Enc = {
+  buf: Buffer;
+  offset: number;
+  buffer: Buffer;
+  writeUVarInt(v: number): Enc;
+  writeVarLong(v: unknown): Enc;
+  writeVarIntBytes(v: unknown): Enc;
+};
+const Encoder = require('kafkajs/src/protocol/encoder.js') as { new (): Enc; sizeOfVarLong(v: unknown): number };
+const Long = require('kafkajs/src/utils/long.js') as { fromValue(v: unknown): unknown; fromString(s: string): unknown };
+
+it('CRC32C equals kafkajs’s for every length around the 8-byte steps and for the standard check value', () => {
+  expect(crc32c(Buffer.from('123456789'))).toBe(0xe3069283);
+  for (let n = 0; n < 70; n++) {
+    const b = randomBytes(n);
+    expect(crc32c(b), `length ${n}`).toBe(originals.crc32C(b) >>> 0);
+  }
+  const big = randomBytes(100_003);
+  expect(crc32c(big)).toBe(originals.crc32C(big) >>> 0);
+  // A view into a larger buffer (kafkajs hands over slices).
+  expect(crc32c(big.subarray(5, 2005))).toBe(originals.crc32C(big.subarray(5, 2005)) >>> 0);
+});
+
+it('varints, varlongs and sizes equal kafkajs’s, at the limits of the fast path and beyond', () => {
+  const ints = [0, 1, -1, 63, 64, -64, -65, 127, 128, 300, 16_383, 16_384, 2 ** 21, 2 ** 28, 2 ** 31 - 1, -(2 ** 31), 0xffffffff];
+  for (const v of ints) {
+    const ours = new Encoder().writeUVarInt(v).buffer;
+    const theirs = originals.writeUVarInt.call(new Encoder(), v) as Enc;
+    expect(ours, `uvarint ${v}`).toEqual(theirs.buffer);
+  }
+  const longs: unknown[] = [
+    0,
+    1,
+    -1,
+    1000,
+    -1000,
+    2 ** 30 - 1,
+    -(2 ** 30) + 1,
+    2 ** 30,
+    -(2 ** 30),
+    2 ** 31,
+    2 ** 40,
+    -(2 ** 40),
+  ];
+  longs.push(Long.fromValue(123), Long.fromString('-9223372036854775808'), Long.fromString('9223372036854775807'));
+  for (const v of longs) {
+    const ours = new Encoder().writeVarLong(v).buffer;
+    const theirs = originals.writeVarLong.call(new Encoder(), v) as Enc;
+    expect(ours, `varlong ${String(v)}`).toEqual(theirs.buffer);
+    expect(Encoder.sizeOfVarLong(v), `size ${String(v)}`).toBe(originals.sizeOfVarLong(v));
+    expect(ours.length).toBe(originals.sizeOfVarLong(v));
+  }
+});
+
+it('an encoder that starts empty grows to hold what is written, in order', () => {
+  const e = new Encoder();
+  const parts: Buffer[] = [];
+  for (let i = 0; i < 60; i++) {
+    const b = randomBytes(i * 37);
+    parts.push(b);
+    e.writeVarIntBytes(b);
+  }
+  let at = 0;
+  const out = e.buffer;
+  for (const b of parts) {
+    // length varint, then the bytes
+    let len = 0;
+    let shift = 0;
+    for (;;) {
+      const x = out[at++]!;
+      len |= (x & 0x7f) << shift;
+      shift += 7;
+      if (!(x & 0x80)) break;
+    }
+    expect(len >>> 1).toBe(b.length);
+    expect(out.subarray(at, at + b.length)).toEqual(b);
+    at += b.length;
+  }
+  expect(at).toBe(out.length);
+});

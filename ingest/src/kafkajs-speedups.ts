@@ -1,0 +1,147 @@
+// kafkajs stays the client, but its record encoding cost ingest as much CPU per event as the whole bare
+// HTTP server (V8 profile of kafkajs alone, sends of 64 x 1 KB: Buffer.alloc in Encoder ~17 %, GC ~8 %,
+// the byte-at-a-time CRC32C ~9 %, Buffer.from per varint and Long arithmetic per record ~4 %). Applied
+// once, process-wide, to kafkajs's own Encoder and CRC32C module; every replacement writes the same bytes
+// (kafkajs-speedups.test.ts compares them with the originals):
+// - Encoder growth uses pooled `Buffer.allocUnsafe`: an Encoder only ever exposes the bytes it wrote.
+// - A new Encoder starts empty instead of with 512 zero-filled bytes (one per record and per header).
+// - Varints are written in place instead of through a `Buffer.from([...])` each; a varlong that fits 31
+//   bits (timestamp deltas) skips the Long arithmetic.
+// - CRC32C slicing by 8 bytes, installed before kafkajs loads its record batch encoder (which binds the
+//   CRC function when it is first required, at the first produce or fetch of the process).
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+
+export interface EncoderInstance {
+  buf: Buffer;
+  offset: number;
+}
+interface EncoderClass {
+  new (initialSize?: number): EncoderInstance;
+  nextPowerOfTwo: (this: void, value: number) => number;
+  sizeOfVarLong: (this: EncoderClass, value: unknown) => number;
+  prototype: EncoderInstance & {
+    ensureAvailable: (this: EncoderInstance, length: number) => void;
+    writeUVarInt: (this: EncoderInstance, value: number) => unknown;
+    writeVarLong: (this: EncoderInstance, value: unknown) => unknown;
+  };
+}
+
+const Encoder = require('kafkajs/src/protocol/encoder.js') as EncoderClass;
+const origSizeOfVarLong = Encoder.sizeOfVarLong;
+/** kafkajs's own implementations (tests compare against them). */
+export const originals = {
+  ensureAvailable: Encoder.prototype.ensureAvailable,
+  writeUVarInt: Encoder.prototype.writeUVarInt,
+  writeVarLong: Encoder.prototype.writeVarLong,
+  sizeOfVarLong: (value: unknown) => origSizeOfVarLong.call(Encoder, value),
+  nextPowerOfTwo: Encoder.nextPowerOfTwo,
+  crc32C: require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (b: Buffer) => number,
+};
+
+// ---- CRC32C (Castagnoli), slicing by 8 -----------------------------------------------------------------
+const T = new Int32Array(8 * 256);
+for (let i = 0; i < 256; i++) {
+  let c = i;
+  for (let k = 0; k < 8; k++) c = c & 1 ? (c >>> 1) ^ 0x82f63b78 : c >>> 1;
+  T[i] = c;
+}
+for (let t = 1; t < 8; t++)
+  for (let i = 0; i < 256; i++) {
+    const prev = T[(t - 1) * 256 + i]!;
+    T[t * 256 + i] = (prev >>> 8) ^ T[prev & 0xff]!;
+  }
+
+/** CRC32C of `buf` as an unsigned 32-bit number (what kafkajs's recordBatch/crc32C returns). */
+export function crc32c(buf: Uint8Array): number {
+  let crc = -1;
+  let i = 0;
+  const n = buf.length;
+  for (const end = n - 7; i < end; i += 8) {
+    const a = crc ^ (buf[i]! | (buf[i + 1]! << 8) | (buf[i + 2]! << 16) | (buf[i + 3]! << 24));
+    crc =
+      T[1792 + (a & 0xff)]! ^
+      T[1536 + ((a >>> 8) & 0xff)]! ^
+      T[1280 + ((a >>> 16) & 0xff)]! ^
+      T[1024 + (a >>> 24)]! ^
+      T[768 + buf[i + 4]!]! ^
+      T[512 + buf[i + 5]!]! ^
+      T[256 + buf[i + 6]!]! ^
+      T[buf[i + 7]!]!;
+  }
+  for (; i < n; i++) crc = T[(crc ^ buf[i]!) & 0xff]! ^ (crc >>> 8);
+  return (crc ^ -1) >>> 0;
+}
+
+// ---- Encoder -------------------------------------------------------------------------------------------
+const pow2 = (v: number) => 1 << (31 - Math.clz32(v) + 1);
+const FITS = 0x3fffffff; // |value| below 2^30: zigzag fits 31 bits, the 32-bit varint path is exact
+
+function ensureAvailable(this: EncoderInstance, length: number): void {
+  if (this.offset + length > this.buf.length) {
+    const grown = Buffer.allocUnsafe(pow2(this.offset + length));
+    this.buf.copy(grown, 0, 0, this.offset);
+    this.buf = grown;
+  }
+}
+
+function writeUVarInt(this: EncoderInstance, value: number): EncoderInstance {
+  ensureAvailable.call(this, 5);
+  const buf = this.buf;
+  let o = this.offset;
+  while ((value & 0xffffff80) !== 0) {
+    buf[o++] = (value & 0x7f) | 0x80;
+    value >>>= 7;
+  }
+  buf[o++] = value & 0x7f;
+  this.offset = o;
+  return this;
+}
+
+function writeVarLong(this: EncoderInstance, value: unknown): unknown {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= -FITS && value <= FITS)
+    return writeUVarInt.call(this, (value << 1) ^ (value >> 31));
+  return originals.writeVarLong.call(this, value);
+}
+
+function sizeOfVarLong(this: EncoderClass, value: unknown): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= -FITS && value <= FITS) {
+    let v = ((value << 1) ^ (value >> 31)) >>> 0;
+    let bytes = 1;
+    while ((v & 0xffffff80) !== 0) {
+      bytes++;
+      v >>>= 7;
+    }
+    return bytes;
+  }
+  return originals.sizeOfVarLong(value);
+}
+
+let installed = false;
+
+/** Installs the replacements (idempotent). Returns whether the CRC could still be swapped in. */
+export function installKafkajsSpeedups(): { crc: boolean } {
+  const crcPath = require.resolve('kafkajs/src/protocol/recordBatch/crc32C/index.js');
+  const crcSwapped = () => (require.cache[crcPath]?.exports as unknown) === crc32c;
+  if (installed) return { crc: crcSwapped() };
+  installed = true;
+  Encoder.prototype.ensureAvailable = ensureAvailable;
+  Encoder.prototype.writeUVarInt = writeUVarInt;
+  Encoder.prototype.writeVarLong = writeVarLong;
+  Encoder.sizeOfVarLong = sizeOfVarLong;
+  // Only the constructor's default (511 -> 512 bytes) starts empty now; growth no longer calls this.
+  Encoder.nextPowerOfTwo = (v: number) => (v === 511 ? 0 : pow2(v));
+  // The record batch encoder takes its CRC from this module when it is first required: put ours in the
+  // module cache unless kafkajs has already loaded it (then the original stays, which is only slower).
+  const batchPath = require.resolve('kafkajs/src/protocol/recordBatch/v0/index.js');
+  if (!require.cache[crcPath] && !require.cache[batchPath]) {
+    const Module = require('node:module') as { new (id: string): NodeJS.Module };
+    const m = new Module(crcPath);
+    m.filename = crcPath;
+    m.loaded = true;
+    m.exports = crc32c;
+    require.cache[crcPath] = m;
+  }
+  return { crc: crcSwapped() };
+}
