@@ -8,13 +8,12 @@ import { randomBytes, X509Certificate } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import type { TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '@watchpost/runtime';
-import { createTestStores, rdpMonitor, testConfig, waitFor, windowsAgent, type TestStores } from '@watchpost/testkit';
+import { createTestStores, freePort, rdpMonitor, testConfig, waitFor, windowsAgent, type TestStores } from '@watchpost/testkit';
 import { SseClient } from '@watchpost/testkit/api';
 import type { EventV1 } from '@watchpost/schemas';
 import { ensureWebBuilt } from './web-e2e/server.ts';
@@ -44,15 +43,6 @@ function caddyBinary(): string {
   const deb = readdirSync(dir).find((f) => /^caddy_.*\.deb$/.test(f));
   if (!deb || !run('dpkg-deb', ['-x', deb, '.'])) throw new Error('cannot unpack the caddy package');
   return bin;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 interface Proc {

@@ -5,13 +5,13 @@
 // once. The test runs a Postgres of its own: the shared stack's is never killed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot, type Config } from '@watchpost/runtime';
 import { createApiKey } from '@watchpost/core';
 import {
   createTestStores,
+  freePort,
   sampleEvent,
   startPostgresServer,
   testConfig,
@@ -29,15 +29,6 @@ let key: string;
 let child: ChildProcess;
 let output = '';
 let base: string;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 beforeAll(async () => {
   own = await startPostgresServer();

@@ -1,23 +1,13 @@
 // The launcher as an operator runs it: a real process, /health with the version, ordered shutdown on SIGTERM.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { repoRoot, VERSION } from '@watchpost/runtime';
-import { createTestStores, testConfig } from '@watchpost/testkit';
+import { createTestStores, freePort, testConfig } from '@watchpost/testkit';
 
 const config = testConfig('launcher');
 const stores = await createTestStores(config);
 afterAll(() => stores.drop());
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 function launch(env: Record<string, string>, role = 'all') {
   const child = spawn(process.execPath, ['--disable-warning=TimeoutNegativeWarning', join(repoRoot, 'ops/src/start.ts'), role], {

@@ -19,12 +19,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createKafka, repoRoot } from '@watchpost/runtime';
-import { createTestStores, testConfig } from '@watchpost/testkit';
+import { createTestStores, freePort, testConfig } from '@watchpost/testkit';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 60);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64);
@@ -42,13 +41,6 @@ const stores = await createTestStores(testConfig('bench_e2e', { KAFKA_PARTITIONS
 const { config } = stores;
 const KEY = `wpk_${randomBytes(32).toString('base64url')}`;
 const PASSWORD = `E2e-${randomBytes(18).toString('base64url')}`;
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as { port: number }).port;
-      srv.close(() => resolve(p));
-    });
-  });
 const port = await freePort();
 const apiPort = await freePort();
 const base = `http://127.0.0.1:${port}`;

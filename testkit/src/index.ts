@@ -16,3 +16,4 @@ export * from './agent-fixtures.ts';
 export * from './kafka-cluster.ts';
 export * from './clickhouse-server.ts';
 export * from './outage-load.ts';
+export * from './ports.ts';

@@ -10,12 +10,12 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import { kafkaLog4j, kafkaNodeProperties, kafkaSmallNodeSettings, repoRoot } from '@watchpost/runtime';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
+import { freePort } from './ports.ts';
 
 export interface KafkaClusterNode {
   id: number;
@@ -54,17 +54,6 @@ export interface KafkaClusterOptions {
   heapMb?: number;
   /** Extra broker settings (added to the test defaults below). */
   extra?: Record<string, string | number>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-      .once('error', reject)
-      .listen(0, '127.0.0.1', () => {
-        const port = (srv.address() as { port: number }).port;
-        srv.close(() => resolve(port));
-      });
-  });
 }
 
 export function kafkaLibs(): string {

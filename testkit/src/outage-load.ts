@@ -4,23 +4,12 @@
 // imported here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { repoRoot, type ClickHouseClient, type Config, type Pool } from '@watchpost/runtime';
 import { sampleEvent } from '@watchpost/schemas/fixtures';
 import { openSse, type SseClient } from './sse.ts';
 import { waitFor } from './kafka.ts';
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer()
-      .once('error', reject)
-      .listen(0, '127.0.0.1', () => {
-        const port = (srv.address() as { port: number }).port;
-        srv.close(() => resolve(port));
-      });
-  });
-}
+import { freePort } from './ports.ts';
 
 export interface ServiceProcess {
   role: string;

@@ -6,9 +6,9 @@
 // the service (api/ACTIONS.md): that user and rule are created for the test and removed after it.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports.ts';
 
 export const SSHD_PATH = '/usr/sbin/sshd';
 /** The unprivileged account `serviceUser` servers admit (a system account made for the test). */
@@ -83,17 +83,6 @@ function removeServiceUser(): void {
   } catch {
     // already gone
   }
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startTestSshd(opts: { serviceUser?: { sudoCommands: string[] } } = {}): Promise<TestSshd> {

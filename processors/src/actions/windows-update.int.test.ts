@@ -8,11 +8,11 @@
 // -SendDeploySacNotice), applied by the real correlator. The action is done when that report lands.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { inflateRawSync } from 'node:zlib';
 import { BUNDLE_URL_TTL_SECONDS, loadSecretsKey, signedBundleUrl } from '@watchpost/core';
 import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
 import { envelope } from '@watchpost/testkit/correlate';
+import { freePort } from '@watchpost/testkit';
 import {
   createRdpAgentRepo,
   createTestGitRepo,
@@ -58,14 +58,6 @@ async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000)
 
 const hostRow = async () =>
   (await call('GET', '/hosts?search=win-upd')).body.items.find((x: { hostname: string }) => x.hostname === 'win-upd');
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
 
 /** Every file of a zip (stored or deflated, local headers), as Expand-Archive would unpack it. */
 function unzip(zip: Buffer): Map<string, Buffer> {
