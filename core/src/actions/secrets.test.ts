@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -39,6 +39,18 @@ describe('credentials at rest (AES-256-GCM)', () => {
       const configured = randomBytes(32);
       expect((await loadSecretsKey(configured.toString('base64'), dir)).equals(configured)).toBe(true);
       await expect(loadSecretsKey('c2hvcnQ=', dir)).rejects.toThrow(/32 bytes/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('roles starting at once (separate processes) all get the one key, never a half-written file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'watchpost-secrets-'));
+    try {
+      // Many loaders racing on a missing file: before, one could read the file another was still writing.
+      const keys = await Promise.all(Array.from({ length: 20 }, () => loadSecretsKey(undefined, dir)));
+      for (const k of keys) expect(k.equals(keys[0]!)).toBe(true);
+      expect(readdirSync(dir)).toEqual([SECRETS_KEY_FILE]); // no temporary file left behind
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

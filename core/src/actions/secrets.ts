@@ -5,7 +5,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeSecretFile } from '@watchpost/runtime';
+import { createSecretFileOnce } from '@watchpost/runtime';
 
 export const SECRETS_KEY_FILE = 'secrets-key';
 
@@ -24,9 +24,8 @@ export async function loadSecretsKey(configured: string | undefined, stateDir: s
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const key = randomBytes(32);
-  await writeSecretFile(stateDir, SECRETS_KEY_FILE, key.toString('base64'));
-  // Another process may have written its key first: the file decides.
+  // Roles started at once (one process each) race here: the first file wins, the others read it.
+  await createSecretFileOnce(stateDir, SECRETS_KEY_FILE, randomBytes(32).toString('base64'));
   return decodeKey(await readFile(file, 'utf8'), file);
 }
 
