@@ -10,6 +10,8 @@ installKafkajsSpeedups();
 
 /** Producers (connections) per sink: sends out at once. */
 const SINK_LANES = 2;
+/** Retries of a whole send (within the produce timeout). */
+const SEND_RETRIES = 3;
 
 export interface OutMessage {
   key: string;
@@ -74,8 +76,12 @@ export class KafkaEventSink implements EventSink {
       producer: kafka.producer({
         allowAutoTopicCreation: false,
         createPartitioner: Partitioners.DefaultPartitioner, // murmur2 like the Java client: per-host order by key
-        // Retries stay inside the produce timeout; the agent's own retry covers the rest.
-        retry: { retries: 3, initialRetryTime: 100, maxRetryTime: 1000 },
+        // No kafkajs retries: send() below retries the whole send. kafkajs 2.2.4 retries a send by
+        // leader, and skips a leader that already answered it (tulios/kafkajs#1303): when a partition's
+        // leadership moved to such a broker between two attempts, that partition's messages were never
+        // sent and the send still resolved. Seen here as an event answered 201 that was not in the events
+        // topic after a partition leader was killed (ops/src/kafka-cluster.int.test.ts).
+        retry: { retries: 0 },
       }),
       connecting: undefined,
       busy: 0,
@@ -95,9 +101,25 @@ export class KafkaEventSink implements EventSink {
     let lane = this.pool[0]!;
     for (const l of this.pool) if (l.busy < lane.busy) lane = l;
     lane.busy++;
+    // Retries stay inside the produce timeout; the agent's own retry covers the rest. A retry sends every
+    // message again: what an attempt that failed as a whole had appended is a duplicate the sinks absorb.
     const attempt = (async () => {
-      await this.connect(lane);
-      await lane.producer.send({ topic: this.topic, acks: -1, timeout: this.timeoutMs, compression: this.compression, messages });
+      for (let n = 1; ; n++) {
+        try {
+          await this.connect(lane);
+          await lane.producer.send({
+            topic: this.topic,
+            acks: -1,
+            timeout: this.timeoutMs,
+            compression: this.compression,
+            messages,
+          });
+          return;
+        } catch (err) {
+          if (n > SEND_RETRIES || this.closed) throw err;
+          await new Promise((r) => setTimeout(r, Math.min(1000, 100 * 2 ** (n - 1))));
+        }
+      }
     })();
     try {
       await withTimeout(attempt, this.timeoutMs, 'kafka produce');

@@ -13,7 +13,9 @@ import type { CorrelateEnvelope } from './rules.ts';
 export const correlateRole: RoleStarter = async ({ config, log, clients, fatal }) => {
   const pool = clients.pg;
   const clock: Clock = () => new Date();
-  const producer = clients.kafka.producer({ allowAutoTopicCreation: false });
+  // No kafkajs retries: a retried send of several leaders may skip some and still resolve
+  // (tulios/kafkajs#1303, see ingest/src/kafka-sink.ts); the relay sends unsent rows again on its next round.
+  const producer = clients.kafka.producer({ allowAutoTopicCreation: false, retry: { retries: 0 } });
   await producer.connect();
   const relay = startOutboxRelay({
     pool,

@@ -23,6 +23,7 @@ import { PartitionBuffer, type BufferedBatch } from './partition-buffer.ts';
 import { CommitTracker, tpKey } from './commit-tracker.ts';
 import { DeadLetterWriter } from './dead-letter-writer.ts';
 import { applyIsolating, SystemicFailure } from './isolate.ts';
+import { ProgressWatchdog } from './progress-watchdog.ts';
 import { isTransientError } from '@watchpost/runtime';
 
 /** A decoded message of one input. `envelope` is the decoded value (the name of the events input's value). */
@@ -98,6 +99,11 @@ export interface BatchConsumerOptions<T = EventEnvelope> {
   stallMs?: number;
   /** How long stop() keeps retrying a failing final batch before giving up (uncommitted). Default 15 s. */
   stopTimeoutMs?: number;
+  /**
+   * The kafkajs consumer is recreated when a partition of this member has had lag and no commit for
+   * this long (see the watchdog below). Default: the rebalance timeout plus 10 s (40 s).
+   */
+  restartAfterMs?: number;
   /** The consumer crashed and kafkajs will not restart it: the process should end (a supervisor restarts it). */
   onFatal?(err: unknown): void;
 }
@@ -167,9 +173,13 @@ interface PartitionState<T> {
   /** Since when the current batch keeps failing (0 = not failing). */
   failingSince: number;
   paused: boolean;
+  /** A batch is in the handler or its dead letters are being sent (not yet at its commit). */
+  handling: boolean;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Resolves after ms without holding the process open (bounds on Kafka calls that may hang). */
+const timeout = (ms: number) => new Promise<void>((r) => setTimeout(r, ms).unref());
 
 /** Exponential backoff with jitter: 250 ms, 500 ms, 1 s, ... capped. */
 export function backoffMs(attempt: number, capMs: number, random: () => number = Math.random): number {
@@ -200,24 +210,30 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
   const attempts = opts.attempts ?? 5;
   const stallMs = opts.stallMs ?? 60_000;
   const stopTimeoutMs = opts.stopTimeoutMs ?? 15_000;
+  const rebalanceTimeout = Math.max(sessionTimeout, 30_000);
+  const restartAfterMs = opts.restartAfterMs ?? rebalanceTimeout + 10_000;
 
-  const consumer: Consumer = kafka.consumer({
-    groupId,
-    sessionTimeout,
-    heartbeatInterval: Math.min(3000, Math.floor(sessionTimeout / 10)),
-    rebalanceTimeout: Math.max(sessionTimeout, 30_000),
-    // Fetches of a few thousand ~1 KB messages: big enough for few round trips, small enough that
-    // decoding one does not hold up the writes for long (and the heap stays small). The limits count
-    // bytes on the wire, so a zstd topic (KAFKA_COMPRESSION=zstd) fits many more events in each (the
-    // bench's alike events compress 17-35x at level 1; real fleets' events less). bench:store at
-    // 300,000 events, zstd: 4/16 MiB gave 26,707 events/s with a 199 MiB heap peak, 1/4 MiB gave
-    // 35,158 events/s with 142 MiB (uncompressed: 31,539 -> 35,154 events/s).
-    maxBytesPerPartition: 1024 * 1024,
-    maxBytes: 4 * 1024 * 1024,
-    maxWaitTimeInMs: Math.max(50, Math.min(1000, opts.maxBatchMs)),
-    allowAutoTopicCreation: false,
-  });
-  const producer: Producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false });
+  const newConsumer = (): Consumer =>
+    kafka.consumer({
+      groupId,
+      sessionTimeout,
+      heartbeatInterval: Math.min(3000, Math.floor(sessionTimeout / 10)),
+      rebalanceTimeout,
+      // Fetches of a few thousand ~1 KB messages: big enough for few round trips, small enough that
+      // decoding one does not hold up the writes for long (and the heap stays small). The limits count
+      // bytes on the wire, so a zstd topic (KAFKA_COMPRESSION=zstd) fits many more events in each (the
+      // bench's alike events compress 17-35x at level 1; real fleets' events less). bench:store at
+      // 300,000 events, zstd: 4/16 MiB gave 26,707 events/s with a 199 MiB heap peak, 1/4 MiB gave
+      // 35,158 events/s with 142 MiB (uncompressed: 31,539 -> 35,154 events/s).
+      maxBytesPerPartition: 1024 * 1024,
+      maxBytes: 4 * 1024 * 1024,
+      maxWaitTimeInMs: Math.max(50, Math.min(1000, opts.maxBatchMs)),
+      allowAutoTopicCreation: false,
+    });
+  let consumer = newConsumer();
+  // No kafkajs retries (a retried send of several leaders may skip some: tulios/kafkajs#1303, see
+  // ingest/src/kafka-sink.ts); the dead-letter writer keeps what failed and the write retries it.
+  const producer: Producer = kafka.producer({ allowAutoTopicCreation: false, idempotent: false, retry: { retries: 0 } });
   const admin = kafka.admin();
   const deadLetterWriter = new DeadLetterWriter(async (messages) => {
     await producer.send({ topic: opts.deadLetterTopic, acks: -1, messages });
@@ -244,6 +260,7 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
         busy: false,
         failingSince: 0,
         paused: false,
+        handling: false,
       };
       states.set(k, st);
     }
@@ -291,8 +308,14 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
 
   const pause = (st: PartitionState<T>) => {
     if (!st.paused && !stopping) {
-      consumer.pause([{ topic: st.topic, partitions: [st.partition] }]);
-      st.paused = true;
+      // kafkajs throws between a crash and its own restart, and before a recreated consumer runs (a new
+      // consumer starts unpaused: st.paused stays false, the backoff still holds the writes).
+      try {
+        consumer.pause([{ topic: st.topic, partitions: [st.partition] }]);
+        st.paused = true;
+      } catch {
+        /* see above */
+      }
     }
   };
 
@@ -331,6 +354,7 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
     // Keep the group membership alive while a long insert or a retry loop blocks this partition.
     const beat = setInterval(() => void heartbeat?.().catch(() => {}), Math.min(1000, Math.floor(sessionTimeout / 10)));
     const count = job.items.length + job.poison.length;
+    st.handling = true;
     try {
       for (let round = 1; job.items.length > 0; round++) {
         try {
@@ -366,10 +390,18 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
           await waitRetry(st, err, attempt, job.poison.length, true);
         }
       }
+      st.handling = false;
       const next = nextOffset(job.upTo);
       try {
-        await consumer.commitOffsets([{ topic: st.topic, partition: st.partition, offset: next }]);
+        // Bounded: a commit to a coordinator that cannot be reached must not hold up the partition.
+        const commit = consumer.commitOffsets([{ topic: st.topic, partition: st.partition, offset: next }]);
+        const late = timeout(rebalanceTimeout).then(() => {
+          throw new Error(`commit took over ${rebalanceTimeout} ms`);
+        });
+        commit.catch(() => {}); // when it fails after the bound
+        await Promise.race([commit, late]);
         tracker.committed(st.topic, st.partition, next, Date.now());
+        watchdog.progressed(tpKey(st.topic, st.partition));
         setLag(st);
       } catch (err) {
         // Written but not committed (e.g. the partition moved in a rebalance): it is read again and
@@ -380,7 +412,13 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
       st.failingSince = 0;
       if (st.paused) {
         st.paused = false;
-        if (!stopping) consumer.resume([{ topic: st.topic, partitions: [st.partition] }]);
+        // kafkajs throws between a crash and its own restart (and before a recreated consumer runs); a
+        // throw here would leave the partition's writer failed for good. Unpaused then anyway.
+        try {
+          if (!stopping) consumer.resume([{ topic: st.topic, partitions: [st.partition] }]);
+        } catch {
+          /* see above */
+        }
       }
       lastActivity = Date.now();
       return true;
@@ -390,6 +428,7 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
       return false;
     } finally {
       clearInterval(beat);
+      st.handling = false;
     }
   };
 
@@ -466,39 +505,134 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
     Math.max(20, Math.min(250, Math.floor(opts.maxBatchMs / 4))),
   );
 
-  consumer.on(consumer.events.GROUP_JOIN, (e) => {
-    // kafkajs restarts every assigned partition from its committed offset after a join: whatever was
-    // buffered (resolved, never committed) will be fetched again.
-    // A write under way finishes (its commit may fail if the partition moved: read again, absorbed).
-    tracker.reset();
-    for (const st of states.values())
-      void withLock(st, async () => {
-        st.buffer.clear();
-      });
-    log.info({ consumer: name, group: groupId, assignment: e.payload.memberAssignment }, 'joined consumer group');
-  });
-  consumer.on(consumer.events.FETCH, () => {
-    lastActivity = Date.now();
-  });
-  consumer.on(consumer.events.CRASH, (e) => {
-    log.error({ consumer: name, err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
-    if (!e.payload.restart && !stopping) {
-      crashed = true;
-      opts.onFatal?.(e.payload.error);
-    }
-  });
+  // A replaced consumer that kafkajs restarted anyway (it was between a crash and its own restart when
+  // disconnected) would stay in the group, holding partitions whose fetches are dropped: out again.
+  const retire = (c: Consumer): void => {
+    void c.disconnect().catch(() => {});
+  };
+
+  /** This member's partitions by topic, as of its last join (null: not in the group now). */
+  let assigned: Record<string, number[]> | null = null;
+
+  /** Wires a kafkajs consumer's events (a replaced one's are ignored), joins the group and runs it. */
+  const run = async (c: Consumer): Promise<void> => {
+    c.on(c.events.GROUP_JOIN, (e) => {
+      if (c !== consumer) return retire(c);
+      // kafkajs restarts every assigned partition from its committed offset after a join: whatever was
+      // buffered (resolved, never committed) will be fetched again.
+      // A write under way finishes (its commit may fail if the partition moved: read again, absorbed).
+      tracker.reset();
+      assigned = e.payload.memberAssignment;
+      for (const st of states.values())
+        void withLock(st, async () => {
+          st.buffer.clear();
+        });
+      log.info({ consumer: name, group: groupId, assignment: e.payload.memberAssignment }, 'joined consumer group');
+    });
+    c.on(c.events.FETCH, () => {
+      if (c === consumer) lastActivity = Date.now();
+    });
+    c.on(c.events.CRASH, (e) => {
+      if (c !== consumer) return;
+      assigned = null;
+      log.error({ consumer: name, err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
+      if (!e.payload.restart && !stopping) {
+        crashed = true;
+        opts.onFatal?.(e.payload.error);
+      }
+    });
+    await c.connect();
+    for (const i of inputs)
+      await c.subscribe({ topics: [i.topic], fromBeginning: i.fromBeginning ?? opts.fromBeginning ?? true });
+    await c.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 4,
+      // A replaced consumer's fetch is dropped: the new one reads it again from the committed offset.
+      eachBatch: async (payload) => (c === consumer ? eachBatch(payload) : retire(c)),
+    });
+  };
 
   await Promise.all([producer.connect(), admin.connect()]);
-  await consumer.connect();
-  for (const i of inputs)
-    await consumer.subscribe({ topics: [i.topic], fromBeginning: i.fromBeginning ?? opts.fromBeginning ?? true });
-  await consumer.run({
-    autoCommit: false,
-    eachBatchAutoResolve: false,
-    partitionsConsumedConcurrently: opts.partitionsConsumedConcurrently ?? 4,
-    eachBatch,
-  });
+  await run(consumer);
   log.info({ consumer: name, group: groupId, topics }, 'batch consumer started');
+
+  // The watchdog. kafkajs keeps the group coordinator it found (commits and heartbeats go on to it) and
+  // gives up instead of retrying when finding or joining it meets a reset or closed connection (it
+  // retries a refused one only): a coordinator or leader cut off rather than down (a network partition,
+  // a hung host, a proxy or load balancer in front of a dead node) stopped the consumer until that node
+  // came back. So when a partition of this member has had lag (as the brokers report it) and no commit
+  // for restartAfterMs, with no batch failing in the handler, the kafkajs consumer is replaced by a new
+  // one: its own connections, metadata and coordinator lookup. A write under way finishes (its commit
+  // may fail); the new member resumes from the committed offsets and the sinks' idempotency absorbs
+  // what is read again, as after any rebalance.
+  const watchdog = new ProgressWatchdog(restartAfterMs);
+  let restarting: Promise<void> | null = null;
+  let watching = false;
+  /** Lag per partition of this member's (every partition while it is not in the group) that has a committed offset. */
+  const memberLag = async (): Promise<Map<string, number>> => {
+    const out = new Map<string, number>();
+    for (const topic of topics) {
+      const mine = assigned ? (assigned[topic] ?? []) : undefined;
+      if (mine && mine.length === 0) continue;
+      const [ends, committed] = await Promise.all([
+        admin.fetchTopicOffsets(topic),
+        admin.fetchOffsets({ groupId, topics: [topic] }),
+      ]);
+      const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, BigInt(p.offset)]));
+      for (const p of ends) {
+        const c = done.get(p.partition) ?? -1n;
+        // A group that never committed here (e.g. started at the end) is not judged by the admin's view.
+        if (c < 0n || (mine && !mine.includes(p.partition))) continue;
+        out.set(tpKey(topic, p.partition), Number(BigInt(p.high) > c ? BigInt(p.high) - c : 0n));
+      }
+    }
+    return out;
+  };
+  const restart = async () => {
+    const old = consumer;
+    consumer = newConsumer();
+    assigned = null;
+    for (const st of states.values()) st.paused = false; // the new consumer has nothing paused
+    log.warn({ consumer: name, group: groupId, after_ms: restartAfterMs }, 'no progress with lag: recreating the Kafka consumer');
+    // Leaving the group may hang on the coordinator that cannot be reached: bounded.
+    await Promise.race([old.disconnect().catch(() => {}), timeout(10_000)]);
+    // Bounded too (run() waits for the first join): the watchdog must keep watching.
+    const started = stopping ? Promise.resolve() : run(consumer);
+    started.catch((err: unknown) =>
+      log.warn({ err, consumer: name }, 'the recreated Kafka consumer did not start; the watchdog tries again'),
+    );
+    await Promise.race([started.catch(() => {}), timeout(rebalanceTimeout + 30_000)]);
+    watchdog.reset();
+    tracker.reset();
+  };
+  const watch = setInterval(
+    () => {
+      if (stopping || restarting || watching) return;
+      watching = true;
+      void (async () => {
+        try {
+          const lags = await Promise.race([memberLag(), timeout(restartAfterMs / 4).then(() => null)]);
+          const now = Date.now();
+          for (const [k, lag] of lags ?? []) watchdog.observed(k, lag, now);
+          // A partition whose batch is in the handler or failing there is not Kafka's to fix.
+          const busy = new Set(
+            [...states.values()].filter((st) => st.handling || st.failingSince > 0).map((st) => tpKey(st.topic, st.partition)),
+          );
+          if (!stopping && watchdog.due(now, busy)) {
+            restarting = restart();
+            await restarting;
+          }
+        } catch {
+          // Lag unreadable now (a broker away): the last known stands.
+        } finally {
+          restarting = null;
+          watching = false;
+        }
+      })();
+    },
+    Math.max(1000, Math.floor(restartAfterMs / 8)),
+  );
 
   const healthy = () => {
     if (crashed) return false;
@@ -516,7 +650,13 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
         stopping = true;
         stopDeadline = Date.now() + stopTimeoutMs;
         clearInterval(tick);
-        consumer.pause(topics.map((topic) => ({ topic })));
+        clearInterval(watch);
+        await restarting;
+        try {
+          consumer.pause(topics.map((topic) => ({ topic })));
+        } catch {
+          // A recreated consumer that did not start: nothing fetches.
+        }
         // Waits for any in-flight eachBatch/flush of each partition, then writes what is buffered.
         await Promise.all(
           [...states.values()].map((st) => withLock(st, async () => (await flush(st)) && drain(st)).catch(() => false)),

@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { ProgressWatchdog } from './progress-watchdog.ts';
+
+describe('ProgressWatchdog', () => {
+  it('is due once a partition has had lag without a commit for afterMs', () => {
+    const w = new ProgressWatchdog(40_000);
+    w.observed('p0', 5, 1000);
+    w.observed('p0', 9, 30_000); // the clock runs from the first sighting
+    expect(w.due(40_999)).toBe(false);
+    expect(w.due(41_000)).toBe(true);
+  });
+
+  it('a commit or a sighting of no lag restarts the clock, per partition', () => {
+    const w = new ProgressWatchdog(40_000);
+    w.observed('p0', 5, 0);
+    w.observed('p1', 5, 0);
+    w.progressed('p0');
+    w.observed('p1', 0, 10_000);
+    expect(w.due(45_000)).toBe(false);
+    w.observed('p0', 3, 45_000);
+    expect(w.due(84_999)).toBe(false);
+    expect(w.due(85_000)).toBe(true);
+  });
+
+  it('not for a partition busy in the handler (a slow or absent sink is for the write to wait out), nor right after a reset', () => {
+    const w = new ProgressWatchdog(40_000);
+    w.observed('p0', 5, 0);
+    w.observed('p1', 5, 0);
+    expect(w.due(50_000, new Set(['p0', 'p1']))).toBe(false);
+    expect(w.due(60_000)).toBe(false);
+    w.observed('p0', 5, 60_000);
+    w.observed('p1', 5, 60_000);
+    expect(w.due(100_000, new Set(['p0']))).toBe(true); // p1 still stuck
+    w.reset();
+    expect(w.due(200_000)).toBe(false);
+  });
+});

@@ -1,0 +1,39 @@
+// When a consumer has stopped making progress that the brokers can see: a partition of this member
+// has had lag (as the brokers report it: end offset minus the group's committed offset) and no commit
+// for `afterMs`, while no batch of it was in the handler or failing there (a slow or absent sink is
+// the write's own matter, not the Kafka client's). Pure: the batch consumer feeds it and recreates its
+// kafkajs consumer when due.
+
+export class ProgressWatchdog {
+  /** Per partition key: since when lag has been seen without a commit in between. */
+  private readonly lagSince = new Map<string, number>();
+
+  private readonly afterMs: number;
+
+  constructor(afterMs: number) {
+    this.afterMs = afterMs;
+  }
+
+  /** A commit of the partition went through. */
+  progressed(key: string): void {
+    this.lagSince.delete(key);
+  }
+
+  /** The partition's lag as the brokers report it (read again every few seconds). */
+  observed(key: string, lag: number, now: number): void {
+    if (lag <= 0) this.lagSince.delete(key);
+    else if (!this.lagSince.has(key)) this.lagSince.set(key, now);
+  }
+
+  /** True when some partition has had lag without a commit for afterMs; a partition busy in the handler starts again. */
+  due(now: number, busy: ReadonlySet<string> = new Set()): boolean {
+    for (const key of busy) this.lagSince.delete(key);
+    for (const since of this.lagSince.values()) if (now - since >= this.afterMs) return true;
+    return false;
+  }
+
+  /** After the consumer was recreated: it gets afterMs of its own. */
+  reset(): void {
+    this.lagSince.clear();
+  }
+}
