@@ -257,6 +257,8 @@ async function up(): Promise<void> {
   const toStart: Server[] = [];
   for (const server of managed()) if (!(await probe(server, s))) toStart.push(server);
   ensureInstalled(toStart);
+  // The Kafka tests start brokers of their own from these jars, also when a broker already answers here.
+  if (managed().includes('kafka') && !toStart.includes('kafka')) ensureKafkaJars();
   for (const server of toStart) {
     log(`starting ${server}`);
     starters[server]();
