@@ -124,14 +124,17 @@ export async function startKafkaCluster(opts: KafkaClusterOptions = {}): Promise
   }
   await Promise.all(
     ids.map(async (id) => {
-      const c = spawn('java', [...java(id), 'kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile(id)], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      c.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-      c.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-      const [code] = (await once(c, 'exit')) as [number | null];
-      if (code !== 0) throw new Error(`kafka storage format of node ${id} failed (${code}): ${out}`);
+      // Once more on a failure: JVMs starting side by side on a loaded machine have failed here once.
+      for (let attempt = 1; ; attempt++) {
+        const args = ['kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile(id), '--ignore-formatted'];
+        const c = spawn('java', [...java(id), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let out = '';
+        c.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+        c.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+        const [code] = (await once(c, 'exit')) as [number | null];
+        if (code === 0) return;
+        if (attempt >= 3) throw new Error(`kafka storage format of node ${id} failed (${code}): ${out}`);
+      }
     }),
   );
 
