@@ -225,8 +225,9 @@ describe('fair shared keys: a bucket per key and host under a per-key ceiling', 
     expect(j.results.map((x: { status: number }) => x.status)).toEqual([429, 201, 429, 201]);
     expect(j.results[0]).toMatchObject({ line: 1, event_id: lines[0]!.event_id, error: { code: 'RATE_LIMITED' } });
     // Nothing of A's refused lines is held: the agent's resend of the whole batch stores them (B's lines then 409).
-    const states = await Promise.all(lines.map((e) => ingest.claims.state(e.event_id)));
-    expect(states.map((s) => s.state)).toEqual(['free', 'stored', 'free', 'stored']);
+    // The commits follow the answer within milliseconds (they ride along with a claim call).
+    const states = async () => (await Promise.all(lines.map((e) => ingest.claims.state(e.event_id)))).map((s) => s.state);
+    await expect.poll(states, { timeout: 2000, interval: 10 }).toEqual(['free', 'stored', 'free', 'stored']);
     const again = await post(app, key, lines.map((e) => JSON.stringify(e)).join('\n'), BATCH);
     expect(again.json().results.map((x: { status: number }) => x.status)).toEqual([429, 409, 429, 409]);
     // B alone is not affected.

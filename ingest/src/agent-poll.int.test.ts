@@ -249,6 +249,10 @@ describe('automatic update fallback', () => {
     const r = await scan();
     expect(r.started).toHaveLength(1);
     expect(r.caught_up).toBe(1);
+    // Its job is stored with the action: the requeue sweep puts it back when Redis lost it.
+    const stored = (await h.stores.pg.query('SELECT job FROM actions WHERE id = $1', [r.started[0]])).rows[0].job;
+    expect(stored).toMatchObject({ kind: 'agent.update', agent: 'linux', actor_role: 'system', target: { hostname: 'lnx-old' } });
+    expect(stored).not.toHaveProperty('action_id');
     expect((await scan()).started).toEqual([]);
     const a = await until(
       () => api('GET', `/actions/${r.started[0]}`),

@@ -4,7 +4,7 @@
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
 import { compressionType } from '@watchpost/runtime';
 import type { KafkaCompression } from '@watchpost/runtime';
-import { installKafkajsSpeedups } from './kafkajs-speedups.ts';
+import { createMemoPartitioner, installKafkajsSpeedups } from './kafkajs-speedups.ts';
 
 installKafkajsSpeedups();
 
@@ -75,7 +75,8 @@ export class KafkaEventSink implements EventSink {
     this.pool = Array.from({ length: lanes }, () => ({
       producer: kafka.producer({
         allowAutoTopicCreation: false,
-        createPartitioner: Partitioners.DefaultPartitioner, // murmur2 like the Java client: per-host order by key
+        // murmur2 like the Java client (per-host order by key), computed once per hostname
+        createPartitioner: createMemoPartitioner(Partitioners.DefaultPartitioner as never),
         // No kafkajs retries: send() below retries the whole send. kafkajs 2.2.4 retries a send by
         // leader, and skips a leader that already answered it (tulios/kafkajs#1303): when a partition's
         // leadership moved to such a broker between two attempts, that partition's messages were never

@@ -2,7 +2,7 @@
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { crc32c, installKafkajsSpeedups, originals } from './kafkajs-speedups.ts';
+import { crc32c, createMemoPartitioner, installKafkajsSpeedups, originals } from './kafkajs-speedups.ts';
 
 const require = createRequire(import.meta.url);
 installKafkajsSpeedups();
@@ -85,4 +85,30 @@ it('an encoder that starts empty grows to hold what is written, in order', () =>
     at += b.length;
   }
   expect(at).toBe(out.length);
+});
+
+it('the memo partitioner picks kafkajs’s DefaultPartitioner’s partition for every key and partition count', () => {
+  const { Partitioners } = require('kafkajs') as { Partitioners: { DefaultPartitioner: () => (a: unknown) => number } };
+  const ours = createMemoPartitioner(Partitioners.DefaultPartitioner as never)();
+  const theirs = Partitioners.DefaultPartitioner();
+  const meta = (n: number) => Array.from({ length: n }, (_, i) => ({ partitionId: i, leader: i === 1 ? -1 : 0 }));
+  const keys = [
+    '',
+    'host-1',
+    'WIN-SRV01',
+    'häst-ü',
+    'a'.repeat(300),
+    ...Array.from({ length: 2000 }, () => randomBytes(9).toString('base64')),
+  ];
+  for (const n of [1, 3, 4, 12])
+    for (const key of keys) {
+      const args = { topic: 't', partitionMetadata: meta(n), message: { key, value: 'v' } };
+      // twice: the second answer comes from the memo
+      expect(ours(args), `${key} / ${n}`).toBe(theirs(args));
+      expect(ours(args)).toBe(theirs(args));
+    }
+  // An explicit partition wins; a message without a key goes round-robin over available partitions as kafkajs does.
+  expect(ours({ topic: 't', partitionMetadata: meta(4), message: { key: 'x', partition: 2 } })).toBe(2);
+  const seen = new Set(Array.from({ length: 20 }, () => ours({ topic: 't', partitionMetadata: meta(4), message: {} })));
+  expect([...seen].sort()).toEqual([0, 2, 3]);
 });

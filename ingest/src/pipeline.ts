@@ -1,11 +1,11 @@
 // The ingest micro-batcher: requests that arrive within `lingerMs` (or until `maxBatch`) share one
-// claim script call, one Kafka send and one commit script call. kafkajs sends each send() as its own
+// claim script call and one Kafka send; their commit rides along with a later claim call. kafkajs sends each send() as its own
 // request, so grouping here is what lets ingest go beyond a few thousand events per second.
 import { randomBytes } from 'node:crypto';
 import { histogram } from '@watchpost/runtime';
 import type { Logger } from '@watchpost/runtime';
 import { AGENT_KEY_HEADER } from '@watchpost/schemas';
-import type { ClaimStore } from './claims.ts';
+import type { ClaimStore, CommitGroup } from './claims.ts';
 import { withTimeout, type EventSink } from './kafka-sink.ts';
 
 export type Outcome =
@@ -82,6 +82,8 @@ const produceSeconds = histogram(
 );
 
 const PENDING_POLL_MS = 20;
+/** Longest wait of a commit for a claim call to ride along with (then it goes alone). */
+const COMMIT_RIDE_MAX_MS = 50;
 /** Safety margin below the provisional claim TTL for answering before the commit. */
 const COMMIT_MARGIN_MS = 1000;
 
@@ -104,6 +106,9 @@ export class IngestPipeline {
   private readonly instance = randomBytes(6).toString('base64url');
   private seq = 0;
   private closed = false;
+  /** Commits of acknowledged sends, waiting to ride along with the next claim call. */
+  private commits: { group: CommitGroup; resolve(committed: boolean[]): void }[] = [];
+  private commitTimer: NodeJS.Timeout | undefined;
 
   constructor(opts: PipelineOptions) {
     this.o = { maxInFlight: 8, ...opts };
@@ -232,18 +237,23 @@ export class IngestPipeline {
     const { claims, log, timeoutMs } = this.o;
     // The claims are set after this instant, so they are younger than `Date.now() - claimedAt`.
     const claimedAt = Date.now();
+    const commits = this.takeCommits();
     let states;
     try {
-      states = await withTimeout(
-        claims.claim(
+      const r = await withTimeout(
+        claims.claimAndCommit(
           batch.map((b) => b.eventId),
           token,
+          commits.map((c) => c.group),
         ),
         timeoutMs,
         'claim',
       );
+      states = r.states;
+      commits.forEach((c, i) => c.resolve(this.committed(r.committed[i]!)));
     } catch (err) {
       log.warn({ err }, 'claim store unavailable');
+      for (const c of commits) c.resolve(this.commitFailed(c.group, err));
       for (const b of batch) b.resolve({ status: 'unavailable', reason: 'claim store unavailable' });
       return;
     }
@@ -293,7 +303,7 @@ export class IngestPipeline {
     }
     await Promise.all(
       byToken(mine).map(async ([token, ids, items]) => {
-        const committed = await this.commit(ids, token);
+        const committed = await this.commitLater(ids, token);
         if (late.size === 0) return;
         committed.forEach((ok, i) => {
           const b = items[i]!;
@@ -308,19 +318,62 @@ export class IngestPipeline {
     );
   }
 
-  /** Makes the claims permanent; after a failure reports them ours (they are in Kafka either way). */
-  private async commit(ids: string[], token: string): Promise<boolean[]> {
-    try {
-      const ok = await withTimeout(this.o.claims.commit(ids, token), this.o.timeoutMs, 'commit');
-      const lost = ok.filter((x) => !x).length;
-      if (lost > 0) this.o.log.warn({ events: lost }, 'claims held by another request at commit');
-      return ok;
-    } catch (err) {
-      // The events are in Kafka: they are stored. The provisional claims expire; a later retry of
-      // these ids would be appended again and collapse downstream (sinks are idempotent by event_id).
-      this.o.log.warn({ err, events: ids.length }, 'claim commit failed after Kafka ack');
-      return ids.map(() => true);
+  /**
+   * Makes the claims permanent, with the next claim call (or alone after a few ms when none comes):
+   * the agents have their answers already, and a Redis call costs more than the keys in it.
+   */
+  private commitLater(eventIds: string[], token: string): Promise<boolean[]> {
+    return new Promise((resolve) => {
+      this.commits.push({ group: { token, eventIds }, resolve });
+      this.commitTimer ??= setTimeout(() => this.flushCommits(), Math.min(COMMIT_RIDE_MAX_MS, Math.max(2, 2 * this.o.lingerMs)));
+    });
+  }
+
+  /**
+   * Pending commits of at most about `maxBatch` ids (whole groups, at least one): one script call stays
+   * as short as a claim call, so Redis's other clients never wait behind a long script.
+   */
+  private takeCommits(): { group: CommitGroup; resolve(committed: boolean[]): void }[] {
+    if (this.commitTimer) {
+      clearTimeout(this.commitTimer);
+      this.commitTimer = undefined;
     }
+    let n = 0;
+    let k = 0;
+    while (k < this.commits.length && (k === 0 || n + this.commits[k]!.group.eventIds.length <= this.o.maxBatch))
+      n += this.commits[k++]!.group.eventIds.length;
+    const taken = this.commits.slice(0, k);
+    this.commits = this.commits.slice(k);
+    if (this.commits.length > 0) this.commitTimer = setTimeout(() => this.flushCommits(), 0);
+    return taken;
+  }
+
+  /** The commits no claim call took along. */
+  private flushCommits(): void {
+    this.commitTimer = undefined;
+    const commits = this.takeCommits();
+    if (commits.length === 0) return;
+    const groups = commits.map((c) => c.group);
+    const run = withTimeout(this.o.claims.claimAndCommit([], '', groups), this.o.timeoutMs, 'commit').then(
+      (r) => commits.forEach((c, i) => c.resolve(this.committed(r.committed[i]!))),
+      (err: unknown) => commits.forEach((c) => c.resolve(this.commitFailed(c.group, err))),
+    );
+    this.running.add(run);
+    void run.finally(() => this.running.delete(run));
+  }
+
+  private committed(ok: boolean[]): boolean[] {
+    const lost = ok.filter((x) => !x).length;
+    if (lost > 0) this.o.log.warn({ events: lost }, 'claims held by another request at commit');
+    return ok;
+  }
+
+  /** The events are in Kafka: they are stored, so they count as ours. */
+  private commitFailed(group: CommitGroup, err: unknown): boolean[] {
+    // The provisional claims expire; a later retry of these ids would be appended again and collapse
+    // downstream (sinks are idempotent by event_id).
+    this.o.log.warn({ err, events: group.eventIds.length }, 'claim commit failed after Kafka ack');
+    return group.eventIds.map(() => true);
   }
 
   private requeue(b: Pending): void {

@@ -52,11 +52,6 @@ export async function launch(role: string | undefined, opts: LaunchOptions): Pro
   opts.releaseEarly();
   if (opts.earlySignals[0]) lifecycle.stop(opts.earlySignals[0]);
   const clients = new Clients(config);
-  // A role that cannot recover ends the process (exit 1 after the ordered shutdown): the supervisor restarts it.
-  const fatal = (reason: string, err?: unknown) => {
-    log.fatal({ err, reason }, 'unrecoverable; exiting so that the supervisor restarts the process');
-    lifecycle.stop(`fatal: ${reason}`, 1);
-  };
 
   // Every process serves /health and /metrics; ingest and api also mount their routes here.
   const app = Fastify({
@@ -94,7 +89,7 @@ export async function launch(role: string | undefined, opts: LaunchOptions): Pro
   const handles: RoleHandle[] = [];
   for (const name of names) {
     const starter = await roleStarters[name]();
-    const handle = await starter({ config, log: log.child({ role: name }), clients, fatal });
+    const handle = await starter({ config, log: log.child({ role: name }), clients });
     handles.push(handle);
     if (handle.close) lifecycle.onClose(name, handle.close);
   }

@@ -10,11 +10,6 @@ export interface RoleContext {
   log: Logger;
   /** Shared, lazily created clients; closed by the launcher after every role closed. */
   clients: Clients;
-  /**
-   * The role cannot recover (e.g. its consumer crashed for good): the process ends so that a supervisor
-   * restarts it. The launcher always sets it; tests that start a role directly may leave it out.
-   */
-  fatal?: (reason: string, err?: unknown) => void;
 }
 
 export interface RoleHandle {

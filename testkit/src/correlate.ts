@@ -1,6 +1,7 @@
 // Test helpers for the correlator: envelopes with explicit times, table dumps for equality checks, an
 // ingest app and a reader of the events topic with its headers (the agent key travels in one).
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import type { Pool } from 'pg';
 import type { CorrelateEnvelope, CorrelateEvent } from '@watchpost/processors';
 import { buildIngestApp } from '@watchpost/ingest';
@@ -92,6 +93,24 @@ export async function dumpCorrelateTables(pool: Pool): Promise<CorrelateDump> {
     rdg_flap_events: await q('SELECT * FROM rdg_flap_events ORDER BY event_id'),
     problem_outbox: await q('SELECT message_id, problem_id, kind, payload, created_at FROM problem_outbox ORDER BY message_id'),
   };
+}
+
+/**
+ * The tables of two dumps that differ: row counts and the first rows that differ, side by side.
+ * `expect(tableDifferences(got, want)).toEqual({})` names what differs; a plain toEqual of whole dumps
+ * prints nothing useful (the printer stops at 1 MB per depth, and a dump of 30,000 events is larger).
+ */
+export function tableDifferences(got: CorrelateDump, want: CorrelateDump, show = 3): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const table of Object.keys(want) as (keyof CorrelateDump)[]) {
+    const a = got[table];
+    const b = want[table];
+    const rows: unknown[] = [];
+    for (let i = 0; i < Math.max(a.length, b.length) && rows.length < show; i++)
+      if (!isDeepStrictEqual(a[i], b[i])) rows.push({ row: i, got: a[i], want: b[i] });
+    if (rows.length > 0 || a.length !== b.length) out[table] = { rows: `${a.length} (want ${b.length})`, first: rows };
+  }
+  return out;
 }
 
 /** Small seeded PRNG (mulberry32) so a stream's shape is the same on every run. */

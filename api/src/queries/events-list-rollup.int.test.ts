@@ -13,7 +13,7 @@ import { createChdbClient } from '@watchpost/testkit/chdb';
 import { applyClickhouseMigrations } from '@watchpost/core/migrate';
 import { runHourlyRollup } from '@watchpost/testkit/api';
 import { fixtureEnvelope, insertEnvelopes, type FixtureEvent } from '@watchpost/testkit/api';
-import { eventFacets, listEvents, pageBound, type EventFilters } from './events.ts';
+import { eventFacets, listEvents, pageBound, resolveHostFilter, textPrefixFields, type EventFilters } from './events.ts';
 import { forgetHostValues } from './hourly.ts';
 import type { TypeSettings } from './type-settings.ts';
 
@@ -64,6 +64,11 @@ const late: EventEnvelope[] = Array.from({ length: 24 }, (_, i) =>
 const all = [...envs];
 const ts: TypeSettings = { overrides: new Map([['agent.heartbeat', 'high']]), hidden: new Set(['rdg.connection.failed']) };
 
+const detailOf = (e: EventEnvelope, k: string) => {
+  const v = (e.event.details as Record<string, unknown> | undefined)?.[k];
+  return typeof v === 'string' ? v : '';
+};
+
 /** What the list must answer, computed from the events themselves. */
 function expected(f: EventFilters): EventEnvelope[] {
   return all
@@ -77,6 +82,28 @@ function expected(f: EventFilters): EventEnvelope[] {
       if (f.severities && !f.severities.includes(sev)) return false;
       if (f.from && at < f.from.getTime()) return false;
       if (f.toExclusive && at >= f.toExclusive.getTime()) return false;
+      const user = detailOf(e, 'user').toLowerCase();
+      if (
+        f.user !== undefined &&
+        !(f.user.endsWith('*') ? user.startsWith(f.user.slice(0, -1).toLowerCase()) : user === f.user.toLowerCase())
+      )
+        return false;
+      const ip = detailOf(e, 'source_ip');
+      if (f.sourceIp !== undefined && !(f.sourceIp.endsWith('*') ? ip.startsWith(f.sourceIp.slice(0, -1)) : ip === f.sourceIp))
+        return false;
+      if (f.text !== undefined) {
+        const t = f.text.toLowerCase();
+        const starts = (v: string) => v.toLowerCase().startsWith(t);
+        const text = `${ev.title}\n${ev.summary}`.toLowerCase();
+        if (
+          !text.includes(t) &&
+          !starts(user) &&
+          !ip.startsWith(f.text) &&
+          !starts(ev.host.hostname) &&
+          !starts(ev.host.display_name ?? '')
+        )
+          return false;
+      }
       return true;
     })
     .sort((a, b) => Date.parse(b.event.occurred_at) - Date.parse(a.event.occurred_at));
@@ -104,8 +131,59 @@ const filters: [string, EventFilters][] = [
   ],
 ];
 
+// A user or address alone over more than two days: totals (and how far back pages read) from the values
+// rollup (whole days from its day rows, whole hours from its hour rows, the rest from `events`).
+const valueFilters: [string, EventFilters][] = [
+  ['user in another case, 3 days', { user: 'U1', from: new Date(day0 - 3 * DAY) }],
+  ['user prefix, no bounds', { user: 'LATE*' }],
+  [
+    'user, range inside hours at both ends',
+    { user: 'u2', from: new Date(day0 - 3 * DAY - 17 * MIN), toExclusive: new Date(base.getTime() - HOUR + 11 * MIN) },
+  ],
+  ['user with type and severity', { user: 'u4', typePrefix: 'rdg.connection', severities: ['info', 'high', 'critical'] }],
+  ['source address, 3 days', { sourceIp: '198.51.100.4', from: new Date(day0 - 3 * DAY) }],
+  ['source address prefix, no bounds', { sourceIp: '203.0.113.*' }],
+  ['user nobody has, no bounds', { user: 'nobody' }],
+];
+
+// Free text: a substring of title or summary, or the start of the user, the address, the hostname or the
+// display name. Over more than two days each request reads only the fields textPrefixFields finds a
+// match in (the rest of the condition is left out): `fields` is what it must find when all events are in.
+const textFilters: [string, EventFilters, string[]][] = [
+  ['text in titles only', { text: 'L1' }, []],
+  ['text: a user prefix, only in late events', { text: 'LATE' }, ['actor_user']],
+  ['text: an address prefix, 3 days', { text: '198.51.100.', from: new Date(day0 - 3 * DAY) }, ['source_ip']],
+  ['text: an address prefix of late events only', { text: '203.0' }, ['source_ip']],
+  ['text: a display name prefix', { text: 'gamma D' }, ['host']],
+  ['text: a hostname and title word, 3 days', { text: 'alph', from: new Date(day0 - 3 * DAY) }, ['host']],
+  [
+    'text: a hostname, 3.5 hours (all fields read)',
+    { text: 'alph', from: new Date(base.getTime() - 3.5 * HOUR) },
+    ['actor_user', 'source_ip', 'host'],
+  ],
+  [
+    'text: a user prefix within hours (all fields read)',
+    { text: 'U4', from: new Date(base.getTime() - 4 * HOUR - 7 * MIN), toExclusive: new Date(base.getTime() - HOUR + 11 * MIN) },
+    ['actor_user', 'source_ip', 'host'],
+  ],
+  [
+    'text: a user prefix, 3 days ending inside an hour',
+    { text: 'u4', from: new Date(day0 - 3 * DAY), toExclusive: new Date(base.getTime() - HOUR + 11 * MIN) },
+    ['actor_user'],
+  ],
+  ['text nobody has', { text: 'zzz' }, []],
+  ['text in titles of late events', { text: 'm1' }, []],
+];
+const twice = new Set(envs.slice(0, 40).map((e) => e.event.event_id));
+
+/** The filters as the route passes them: free text with the fields it can match (textPrefixFields). */
+async function withTextFields(ch: ClickHouseClient, f: EventFilters): Promise<EventFilters> {
+  return f.text === undefined ? f : { ...f, textFields: await textPrefixFields(ch, f.text, f) };
+}
+
 async function check(ch: ClickHouseClient, label: string) {
-  for (const [name, f] of filters) {
+  for (const [name, unresolved] of [...filters, ...valueFilters, ...textFilters]) {
+    const f = await withTextFields(ch, unresolved);
     const want = expected(f).map((e) => e.event.event_id);
     for (const [page, size] of [
       [1, 7],
@@ -131,7 +209,10 @@ async function check(ch: ClickHouseClient, label: string) {
  * distinct events, most first, ties by value, against the brute-force answer.
  */
 async function checkFacets(ch: ClickHouseClient, label: string) {
-  for (const [name, f] of filters) {
+  for (const [name, unresolved] of [...filters, ...textFilters]) {
+    const f = await withTextFields(ch, unresolved);
+    // With free text the top values count rows: an event stored twice counts twice until merged.
+    if (f.text !== undefined && expected(f).some((e) => twice.has(e.event.event_id))) continue;
     const top = (pick: (e: EventEnvelope) => string, limit = 10) => {
       const n = new Map<string, number>();
       for (const e of expected(f)) if (pick(e) !== '') n.set(pick(e), (n.get(pick(e)) ?? 0) + 1);
@@ -171,7 +252,7 @@ beforeAll(async () => {
   await applyClickhouseMigrations(chdb);
   for (const ch of [s.ch, chdb]) {
     await insertEnvelopes(ch, envs);
-    await insertEnvelopes(ch, envs.slice(0, 40)); // stored twice (a replay): still counted once
+    await insertEnvelopes(ch, envs.slice(0, 40)); // stored twice (a replay): still counted once (`twice`)
   }
 }, 120_000);
 afterAll(async () => {
@@ -203,8 +284,13 @@ describe.each(['18.16', 'chDB'] as const)('events list over the hourly rollup on
     await insertEnvelopes(ch, late);
     all.push(...late);
     await checkFacets(ch, 'late, pending');
+    await check(ch, 'late, pending');
     await rollup();
     await checkFacets(ch, 'late, rolled up');
+    await check(ch, 'late, rolled up');
+    // The narrowing happens (a search reads fewer columns), from the rollups and from pending hours alike.
+    for (const [name, f, fields] of textFilters)
+      expect({ name, fields: await textPrefixFields(ch, f.text!, f) }).toEqual({ name, fields });
     // A host deleted (as deleteHost does): its hours lose their marker and count from `events`, until
     // the rollup recomputes them once the mutation is applied.
     await forgetHostValues(ch, 'gamma');
@@ -228,7 +314,36 @@ describe.each(['18.16', 'chDB'] as const)('events list over the hourly rollup on
     );
     expect(Number(unmarked[0]!.n)).toBe(0);
     await checkFacets(ch, 'host deleted, rolled up');
+    await check(ch, 'host deleted, rolled up');
   }, 300_000);
+
+  it('resolves a display name prefix from whole hours of events_host_names and from events at the partial edges', async () => {
+    const { ch } = db();
+    // alpha shown as "Renamed Box" by one event 20 min into an hour (then "Alpha Web" again).
+    const at = Math.floor(base.getTime() / HOUR) * HOUR - 5 * HOUR + 20 * MIN;
+    const env = fixtureEnvelope({ key: 'R1', host: 'alpha', type: types[0]!, severity: 'info', ago: base.getTime() - at }, base);
+    env.event.host.display_name = 'Renamed Box';
+    await insertEnvelopes(ch, [env]);
+    const hostsFor = async (from?: number, to?: number) =>
+      (
+        await resolveHostFilter(ch, 'renamed b*', {
+          from: from === undefined ? undefined : new Date(from),
+          toExclusive: to === undefined ? undefined : new Date(to),
+        })
+      ).filter((h) => h !== 'renamed b');
+    const hour = at - 20 * MIN;
+    expect(await hostsFor()).toEqual(['alpha']);
+    expect(await hostsFor(hour, hour + HOUR)).toEqual(['alpha']); // a whole hour
+    expect(await hostsFor(hour - 3 * HOUR, hour + 3 * HOUR)).toEqual(['alpha']);
+    expect(await hostsFor(at - MIN, at + MIN)).toEqual(['alpha']); // inside one hour
+    expect(await hostsFor(at + 1000, hour + 2 * HOUR)).toEqual([]); // starts after it in its hour
+    expect(await hostsFor(hour - HOUR, at)).toEqual([]); // ends before it in its hour
+    expect(await hostsFor(hour - 2 * HOUR, hour)).toEqual([]);
+    expect(await hostsFor(hour + HOUR)).toEqual([]);
+    // Exact display names too, ignoring case; hostnames still found.
+    expect(await resolveHostFilter(ch, 'RENAMED BOX', { from: new Date(hour) })).toEqual(['RENAMED BOX', 'alpha']);
+    expect(await resolveHostFilter(ch, 'alph*', { from: new Date(hour + HOUR) })).toEqual(['alph', 'alpha']);
+  }, 60_000);
 });
 
 describe('pageBound', () => {

@@ -127,5 +127,6 @@ export async function deleteHost(
   await execSql(ch, sql`ALTER TABLE events DELETE WHERE hostname = ${deleted.hostname}`);
   await execSql(ch, sql`ALTER TABLE events_hourly DELETE WHERE hostname = ${deleted.hostname}`);
   await execSql(ch, sql`ALTER TABLE events_by_id DELETE WHERE hostname = ${deleted.hostname}`);
+  await execSql(ch, sql`ALTER TABLE events_host_names DELETE WHERE hostname = ${deleted.hostname}`);
   return deleted;
 }

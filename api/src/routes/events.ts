@@ -4,7 +4,15 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Severity } from '@watchpost/schemas';
 import { ApiError, notFound } from '../errors.ts';
-import { eventFacets, eventHistogram, getEvent, listEvents, resolveHostFilter, type EventFilters } from '../queries/events.ts';
+import {
+  eventFacets,
+  eventHistogram,
+  getEvent,
+  listEvents,
+  resolveHostFilter,
+  textPrefixFields,
+  type EventFilters,
+} from '../queries/events.ts';
 import { loadTypeSettings } from '../queries/type-settings.ts';
 import { dateRange, DateRangeError, splitList } from '../queries/dates.ts';
 import {
@@ -94,7 +102,10 @@ const idParams = { type: 'object', required: ['id'], properties: { id: { type: '
 const eventsRoutes: FastifyPluginAsync = async (app) => {
   const { pg, clickhouse } = app.deps;
 
-  /** The query filters of a request; a hostname filter is resolved to the hosts it names. */
+  /**
+   * The query filters of a request; a hostname filter is resolved to the hosts it names, free text to
+   * the fields besides title and summary it can match.
+   */
   async function filtersOf(q: FromSchema<typeof histogramQuery>): Promise<EventFilters> {
     let range;
     try {
@@ -104,12 +115,16 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
       throw err;
     }
     const text = q.q?.trim();
+    const [hostnames, textFields] = await Promise.all([
+      q.hostname !== undefined ? resolveHostFilter(clickhouse, q.hostname, range) : undefined,
+      text ? textPrefixFields(clickhouse, text, range) : undefined,
+    ]);
     return {
       severities: splitList<Severity>(q.severity),
       typePrefix: q.type,
       ...range,
-      ...(q.hostname !== undefined ? { hostnames: await resolveHostFilter(clickhouse, q.hostname, range) } : {}),
-      ...(text ? { text } : {}),
+      ...(hostnames ? { hostnames } : {}),
+      ...(text ? { text, textFields } : {}),
       ...(q.user !== undefined ? { user: q.user } : {}),
       ...(q.source_ip !== undefined ? { sourceIp: q.source_ip } : {}),
     };

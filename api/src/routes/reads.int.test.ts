@@ -301,12 +301,13 @@ describe('hosts', () => {
     const deadline = Date.now() + 30_000;
     let left = -1;
     while (Date.now() < deadline) {
-      const r = await queryRows<{ e: string; hr: string; id: string }>(
+      const r = await queryRows<{ e: string; hr: string; id: string; dn: string }>(
         h.stores.ch,
         sql`SELECT (SELECT count() FROM events WHERE hostname = 'alpha') AS e, (SELECT count() FROM events_hourly WHERE hostname = 'alpha') AS hr,
-                   (SELECT count() FROM events_by_id WHERE hostname = 'alpha') AS id`,
+                   (SELECT count() FROM events_by_id WHERE hostname = 'alpha') AS id,
+                   (SELECT count() FROM events_host_names WHERE hostname = 'alpha') AS dn`,
       );
-      left = Number(r[0]!.e) + Number(r[0]!.hr) + Number(r[0]!.id);
+      left = Number(r[0]!.e) + Number(r[0]!.hr) + Number(r[0]!.id) + Number(r[0]!.dn);
       if (left === 0) break;
       await new Promise((res) => setTimeout(res, 250));
     }

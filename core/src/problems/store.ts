@@ -311,12 +311,24 @@ export async function insertTimeline(c: PoolClient, rows: readonly TimelineRow[]
   );
 }
 
-/** Which of these event ids are already on some problem's timeline. */
-export async function eventsOnTimelines(c: PoolClient, eventIds: readonly string[]): Promise<Set<string>> {
+/**
+ * Which of these event ids were applied before: on some problem's timeline, or in the processed_events
+ * ledger (gateway events consumed by a pair, which leave no timeline row when the pair is no flap).
+ */
+export async function eventsApplied(c: PoolClient, eventIds: readonly string[]): Promise<Set<string>> {
   if (eventIds.length === 0) return new Set();
   const r = await c.query<{ event_id: string }>(
-    'SELECT DISTINCT event_id::text AS event_id FROM problem_events WHERE event_id = ANY($1::uuid[])',
+    `SELECT event_id::text AS event_id FROM problem_events WHERE event_id = ANY($1::uuid[])
+     UNION SELECT event_id::text FROM processed_events WHERE event_id = ANY($1::uuid[])`,
     [eventIds],
   );
   return new Set(r.rows.map((x) => x.event_id));
+}
+
+/** Records event ids in the processed_events ledger (in the transaction of their effects). */
+export async function recordApplied(c: PoolClient, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  await c.query('INSERT INTO processed_events (event_id) SELECT unnest($1::uuid[]) ON CONFLICT (event_id) DO NOTHING', [
+    eventIds,
+  ]);
 }

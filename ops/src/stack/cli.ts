@@ -4,6 +4,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync, chownSync, openSync } from 'node:fs';
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
 import { stackSettings, type StackSettings } from './settings.ts';
 import { probe } from './probe.ts';
 import { kafkaLog4j, kafkaNodeProperties, kafkaSmallNodeSettings } from '@watchpost/runtime';
@@ -157,7 +158,7 @@ function startClickhouse(): void {
   const dir = join(s.dir, 'clickhouse');
   for (const d of ['data', 'tmp', 'user_files', 'format_schemas', 'log']) mkdirSync(join(dir, d), { recursive: true });
   writeFileSync(join(dir, 'config.xml'), clickhouseConfig(dir, s.chHttpPort, s.chTcpPort));
-  writeFileSync(join(dir, 'users.xml'), clickhouseUsers);
+  writeFileSync(join(dir, 'users.xml'), clickhouseUsers(availableParallelism()));
   launch('clickhouse', which('clickhouse-server')!, ['--config-file', join(dir, 'config.xml')]);
 }
 

@@ -26,7 +26,7 @@ import {
 } from '@watchpost/testkit/actions';
 import { launchChromium } from './chromium.ts';
 import { startWebServer, type WebServer } from './server.ts';
-import { axeSerious, confirmDialog, DESKTOP, loginAs, screenshots } from './pages.ts';
+import { axeSerious, chooseOption, confirmDialog, DESKTOP, loginAs, screenshots } from './pages.ts';
 
 const WIN_USER = 'CORP\\svc-watchpost';
 const WIN_PASSWORD = 'win-Pa55"word&';
@@ -230,8 +230,7 @@ describe('remote actions in the browser', () => {
     expect(await page.inputValue('#winrm-user-input')).toBe(WIN_USER);
     expect(await text(page, '[data-testid=winrm-password-state]')).toBe('not set');
     expect(await text(page, '[data-testid=winrm-auth]')).toBe('Basic');
-    await page.click('[data-testid=winrm-auth]');
-    await page.click('.n-base-select-option:has-text("NTLM")');
+    await chooseOption(page, '[data-testid=winrm-auth]', 'NTLM');
     await page.fill('#winrm-password-input', 'not-the-password');
     await page.click('button:has-text("Save Windows administrator")');
     await page.waitForFunction(

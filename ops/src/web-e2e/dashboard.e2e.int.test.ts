@@ -10,7 +10,7 @@ import type { EventEnvelope, LiveProblemsMessage } from '@watchpost/schemas';
 import { addUser, loadFixture, type Fixture } from '@watchpost/testkit/api';
 import { launchChromium } from './chromium.ts';
 import { startWebServer, type WebServer } from './server.ts';
-import { axeSerious, loginAs, screenshots } from './pages.ts';
+import { axeSerious, chooseOption, loginAs, screenshots } from './pages.ts';
 
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 800 };
@@ -61,8 +61,7 @@ describe('dashboard (1440 px)', () => {
     // The fixture's visible events of the last 24 h: 12 (E13 at 23 h 30 min in, E14 at 25 h 5 min out).
     expect(await num('[data-testid=kpi-events]')).toBe(12);
     expect(await num('[data-testid=kpi-warning]')).toBe(3);
-    await page.click('[data-testid=time-range]');
-    await page.click('.n-base-select-option:has-text("Last 7 days")');
+    await chooseOption(page, '[data-testid=time-range]', 'Last 7 days');
     await page.waitForURL(/range=7d/);
     await page.waitForFunction(() => document.querySelector('[data-testid=kpi-events]')?.textContent === '14');
     // 7 days of hours, every one drawn.

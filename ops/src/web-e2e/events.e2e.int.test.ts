@@ -9,7 +9,7 @@ import type { EventEnvelope } from '@watchpost/schemas';
 import { addUser, loadFixture, type Fixture } from '@watchpost/testkit/api';
 import { launchChromium } from './chromium.ts';
 import { startWebServer, type WebServer } from './server.ts';
-import { axeSerious, loginAs, screenshots } from './pages.ts';
+import { axeSerious, chooseOption, loginAs, screenshots } from './pages.ts';
 
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 800 };
@@ -82,8 +82,7 @@ describe('events page (1440 px)', () => {
     await page.goto(`${srv.url}/events`);
     await waitTotal(12);
     expect(await page.textContent('[data-testid=time-range-zone]')).toMatch(/UTC[+-]\d{2}:\d{2}/);
-    await page.click('[data-testid=time-range]');
-    await page.click('.n-base-select-option:has-text("Last 7 days")');
+    await chooseOption(page, '[data-testid=time-range]', 'Last 7 days');
     await page.waitForURL(/range=7d/);
     await waitTotal(14);
     const time = await page.textContent('.n-data-table-tbody tr td:first-child');

@@ -65,3 +65,25 @@ export async function confirmDialog(page: Page, button: string, title?: string):
   await dialog.getByRole('button', { name: button, exact: true }).click();
   await dialog.waitFor({ state: 'detached' });
 }
+
+/**
+ * Picks `label` in the naive-ui select `select` and waits until the select shows it. On a loaded machine
+ * a click landing while the menu is still entering can be lost (seen in CI): the pick is then made
+ * again, at most three times, before the wait fails.
+ */
+export async function chooseOption(page: Page, select: string, label: string): Promise<void> {
+  const shown = async () => ((await page.textContent(select)) ?? '').includes(label);
+  for (let attempt = 1; ; attempt++) {
+    await page.click(select);
+    await page.locator('.n-base-select-option', { hasText: label }).last().click();
+    try {
+      await page.waitForFunction(([s, l]) => (document.querySelector(s!)?.textContent ?? '').includes(l!), [select, label], {
+        timeout: 3000,
+      });
+      return;
+    } catch (err) {
+      if (await shown()) return;
+      if (attempt >= 3) throw err;
+    }
+  }
+}

@@ -3,7 +3,7 @@
 // new version arrived), is run over SSH (Linux) or WinRM (Windows) as actor `system`. One action per
 // host and offered version; a host that caught up in time is just marked done.
 import type { Queue } from 'bullmq';
-import type { ActionJobOf, ActionsQueueJob } from '@watchpost/schemas';
+import type { ActionsQueueJob } from '@watchpost/schemas';
 import {
   actionJob,
   actionJobOptions,
@@ -55,6 +55,27 @@ export async function runUpdateFallback(
     const url = checkGitUrl(s.gitUrl, { allowFile: config.actions.agentUpdate.allowFileUrls });
     const branch = validBranch(s.branch);
     const target = actionTarget(h);
+    const refused = agent === 'windows' && winrm ? winrmRefusal(winrm, true) : null;
+    const why = !url.ok
+      ? url.reason
+      : !branch
+        ? `invalid branch ${s.branch}`
+        : !target
+          ? 'the host has no usable address'
+          : refused;
+    // The job is stored with the action (as recordAction does), so the requeue sweep can queue it again
+    // when Redis loses it.
+    const job =
+      url.ok && branch && target && !why
+        ? actionJob(
+            'agent.update',
+            { target, agent, git_url: url.url, branch },
+            0,
+            new Date(Date.now() + FALLBACK_TTL_MS),
+            'system',
+          )
+        : undefined;
+    const { action_id: _, ...stored } = job ?? { action_id: 0 };
     const action = await createAction(pg, {
       kind: 'agent.update',
       hostId: h.id,
@@ -62,32 +83,18 @@ export async function runUpdateFallback(
       actor: FALLBACK_ACTOR,
       address: null,
       params: { agent, git_url: s.gitUrl, branch: s.branch, fallback_for_version: o.version, address: target?.address ?? null },
+      job: job ? stored : undefined,
     });
     // Claimed first: a second scheduler tick never starts the same fallback twice.
     if (!(await claimUpdateOffer(pg, o.hostname, o.version, action.id))) {
       await finishAction(pg, action.id, { ok: false, error: 'superseded: another fallback was started' });
       continue;
     }
-    const refused = agent === 'windows' && winrm ? winrmRefusal(winrm, true) : null;
-    if (!url.ok || !branch || !target || refused) {
-      const why = !url.ok
-        ? url.reason
-        : !branch
-          ? `invalid branch ${s.branch}`
-          : !target
-            ? 'the host has no usable address'
-            : refused!;
+    if (!job) {
       await finishAction(pg, action.id, { ok: false, error: `fallback update not possible: ${why}` });
       continue;
     }
-    const job: ActionJobOf<'agent.update'> = actionJob(
-      'agent.update',
-      { target, agent, git_url: url.url, branch },
-      action.id,
-      new Date(Date.now() + FALLBACK_TTL_MS),
-      'system',
-    );
-    await queue.add('agent.update', job, actionJobOptions(action.id));
+    await queue.add('agent.update', { ...job, action_id: action.id }, actionJobOptions(action.id));
     started.push(action.id);
   }
   return { started, caught_up: caughtUp };

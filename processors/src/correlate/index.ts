@@ -10,7 +10,7 @@ import { consumerLag, recordBatch } from './metrics.ts';
 import { startOutboxRelay } from './outbox.ts';
 import type { CorrelateEnvelope } from './rules.ts';
 
-export const correlateRole: RoleStarter = async ({ config, log, clients, fatal }) => {
+export const correlateRole: RoleStarter = async ({ config, log, clients }) => {
   const pool = clients.pg;
   const clock: Clock = () => new Date();
   // No kafkajs retries: a retried send of several leaders may skip some and still resolve
@@ -30,7 +30,6 @@ export const correlateRole: RoleStarter = async ({ config, log, clients, fatal }
     ...consumerOptions(config, 'correlate'),
     topic: config.topics.events,
     log,
-    onFatal: (err) => fatal?.('correlate consumer crashed', err),
     async handle(batch) {
       if (batch.length === 0) return;
       const out = await processBatch(

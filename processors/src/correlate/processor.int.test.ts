@@ -5,7 +5,7 @@ import { createTestStores, testConfig, type TestStores } from '@watchpost/testki
 import { processBatch, type CorrelateSettings } from './processor.ts';
 import { runLivenessScan } from './liveness.ts';
 import { transition, loadHostStatuses, HOST_SILENCE_COOLDOWN_MS } from '@watchpost/core';
-import { dumpCorrelateTables, envelope } from '@watchpost/testkit/correlate';
+import { dumpCorrelateTables, envelope, tableDifferences } from '@watchpost/testkit/correlate';
 import type { CorrelateEnvelope } from './rules.ts';
 
 let stores: TestStores;
@@ -315,6 +315,20 @@ describe('gateway flap (occurred_at)', () => {
       { event_id: d!.event.event_id, role: 'disconnect' },
     ]);
     expect((ps[0].details.pairs as unknown[]).length).toBe(1);
+  });
+
+  it('a paired event delivered again in a later batch waits for nothing, flap or not', async () => {
+    for (const gap of [2000, 30_000]) {
+      const h = host();
+      const [c, d] = pair(h, 'S-9', at(0), gap, at(0));
+      await run(c!, d!);
+      const before = await dumpCorrelateTables(stores.pg);
+      // An agent's retry that reached Kafka twice: each half again, on its own.
+      for (const again of [d!, c!]) {
+        await run(again);
+        expect(tableDifferences(await dumpCorrelateTables(stores.pg), before), `gap ${gap} ms, ${again.event.type}`).toEqual({});
+      }
+    }
   });
 
   it('deduplicates flaps for 30 s, then opens a new problem', async () => {

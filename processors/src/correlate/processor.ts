@@ -4,8 +4,9 @@
 //    next offset) is read and locked, and stored again, in the transaction of the effects. Messages
 //    below it were applied before (a redelivery after a crash or a rebalance, a replay of the topic)
 //    and are skipped; Kafka's committed offset is only a hint where to start reading. An event id
-//    seen twice in the batch, or already on a problem's timeline (an agent's retry that reached Kafka
-//    twice), is skipped too; other repeats (heartbeats, logins) are idempotent host refreshes.
+//    seen twice in the batch, already on a problem's timeline, or in the processed_events ledger (a
+//    gateway event a pair consumed) is skipped too: an agent's retry that reached Kafka twice. Other
+//    repeats (heartbeats, logins) are idempotent host refreshes.
 // 2. The batch's known hosts are locked and their binding read (core/src/hosts/binding.ts); the rules
 //    (rules/*.ts) say what the batch must read; every event is decided against its host's binding in
 //    offset order (bind, bound agent, changed facts, identity conflict), the hosts are upserted (one row
@@ -25,7 +26,7 @@ import type { Pool, PoolClient } from 'pg';
 import { withTransaction } from '@watchpost/runtime';
 import {
   effectiveSeverity,
-  eventsOnTimelines,
+  eventsApplied,
   findHostsByHostname,
   identitySuspects,
   loadTypeSettings,
@@ -181,7 +182,7 @@ async function applyBatch(
   const suspects = identitySuspects(known, observations);
   const observed = new Map<EventCtx, HostObservation>();
   const needs = new Needs();
-  const maybeOnTimeline: string[] = [];
+  const maybeApplied: string[] = [];
   const events: EventCtx[] = fresh.map((env, i) => {
     const e = env.event;
     const receivedAt = new Date(env.received_at);
@@ -210,10 +211,10 @@ async function applyBatch(
     observed.set(ev, observations[i]!);
     let timeline = false;
     for (const rule of RULES) timeline = rule.needs(ev, needs).timeline || timeline;
-    if (timeline) maybeOnTimeline.push(e.event_id);
+    if (timeline) maybeApplied.push(e.event_id);
     return ev;
   });
-  const done = await eventsOnTimelines(c, maybeOnTimeline);
+  const done = await eventsApplied(c, maybeApplied);
   const todo = done.size > 0 ? events.filter((ev) => !done.has(ev.self.event_id)) : events;
 
   if (todo.length > 0) {

@@ -13,6 +13,7 @@ import type { PoolClient } from '@watchpost/runtime';
 import { maxSeverity, type Severity } from '@watchpost/schemas';
 import {
   insertTimeline,
+  recordApplied,
   openProblems,
   outboxEntry,
   problemPayload,
@@ -140,6 +141,8 @@ export class BatchWork {
     { host: string; session: string; role: RdgRole; row: RdgPending | null; changed: boolean }
   >();
   private readonly flapEvents = new Map<string, FlapEventRow>();
+  /** Gateway events a pair consumed: a repeat of one must not wait for a partner again. */
+  private readonly paired = new Set<string>();
   private readonly inventories = new Map<string, InventoryState>();
 
   constructor(
@@ -284,6 +287,10 @@ export class BatchWork {
     s.changed = true;
   }
 
+  addPaired(eventIds: string[]): void {
+    for (const id of eventIds) this.paired.add(id);
+  }
+
   addFlapEvents(rows: FlapEventRow[]): void {
     for (const r of rows) if (!this.flapEvents.has(r.event_id)) this.flapEvents.set(r.event_id, r);
   }
@@ -319,6 +326,7 @@ export class BatchWork {
          ON CONFLICT (event_id) DO NOTHING`,
         [JSON.stringify([...this.flapEvents.values()])],
       );
+    await recordApplied(c, [...this.paired]);
     const pending = [...this.pending.values()].filter((s) => s.changed);
     for (const [role, table, prefix] of [
       ['connect', 'rdg_sessions', 'connect'],

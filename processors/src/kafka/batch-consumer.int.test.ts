@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { KafkaJSNonRetriableError } from 'kafkajs';
 import { createLogger } from '@watchpost/runtime';
 import { createKafka } from '@watchpost/runtime';
 import { metrics } from '@watchpost/runtime';
@@ -9,7 +10,7 @@ import { startBatchConsumer, type BatchConsumer, type DecodedMessage } from './b
 import { makeEnvelope } from '@watchpost/testkit';
 import { produce, readAll, waitFor } from '@watchpost/testkit';
 
-const log = createLogger('silent', 'test');
+const log = createLogger((process.env.TEST_LOG as 'info') ?? 'silent', 'test');
 let running: BatchConsumer | undefined;
 afterEach(async () => {
   await running?.stop();
@@ -342,4 +343,58 @@ describe('startBatchConsumer', () => {
     );
     expect(await running.lag()).toBe(0);
   });
+
+  it('recreates a consumer that kafkajs crashed and will not restart; every message is handled once it is back', async () => {
+    const { config, kafka } = await setup();
+    await produce(config, config.topics.events, envelopes(3));
+    await produce(config, config.topics.problems, [{ key: 'p1', value: Buffer.from('{"n":1}') }]);
+    // kafkajs crashes the consumer for good (CRASH with restart false) on an error it does not call
+    // retriable: here one out of eachBatch; while a broker is killed, e.g. KafkaJSGroupCoordinatorNotFound.
+    let throws = 1;
+    const seen: { topic: string; value: unknown }[] = [];
+    running = await startBatchConsumer<unknown>({
+      kafka,
+      groupId: `${config.topics.events}.g`,
+      inputs: [
+        { topic: config.topics.events },
+        {
+          topic: config.topics.problems,
+          decode: (v) => {
+            if (throws-- > 0) throw new KafkaJSNonRetriableError('not a retriable error');
+            return { ok: true, value: JSON.parse(String(v)) as unknown };
+          },
+        },
+      ],
+      deadLetterTopic: config.topics.deadLetter,
+      name: 'test_crash',
+      maxBatchSize: 100,
+      maxBatchMs: 100,
+      restartAfterMs: 8000,
+      log,
+      handle: async (b) => {
+        seen.push(...b.map((m) => ({ topic: m.topic, value: m.envelope })));
+      },
+    });
+    await waitFor(
+      'the crash',
+      async () => running!.healthy(),
+      (h) => !h,
+      15_000,
+    );
+    await waitFor(
+      'healthy again',
+      async () => running!.healthy(),
+      (h) => h,
+      30_000,
+    );
+    await waitFor(
+      'lag 0',
+      () => running!.lag(),
+      (n) => n === 0,
+      30_000,
+    );
+    expect(seen.filter((m) => m.topic === config.topics.problems).map((m) => m.value)).toEqual([{ n: 1 }]);
+    // Read again after the new consumer joined, unless their commit came first.
+    expect(seen.filter((m) => m.topic === config.topics.events).length).toBeGreaterThanOrEqual(3);
+  }, 60_000);
 });

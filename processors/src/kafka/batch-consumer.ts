@@ -104,8 +104,6 @@ export interface BatchConsumerOptions<T = EventEnvelope> {
    * this long (see the watchdog below). Default: the rebalance timeout plus 10 s (40 s).
    */
   restartAfterMs?: number;
-  /** The consumer crashed and kafkajs will not restart it: the process should end (a supervisor restarts it). */
-  onFatal?(err: unknown): void;
 }
 
 export interface BatchConsumer {
@@ -244,6 +242,9 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
   let stopping = false;
   let stopDeadline = Infinity;
   let crashed = false;
+  /** Crashes kafkajs would not restart since the last join, and when the watchdog recreates the consumer. */
+  let crashes = 0;
+  let recreateAt = 0;
   let lastActivity = Date.now();
   let heartbeat: (() => Promise<void>) | undefined;
 
@@ -518,6 +519,8 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
   const run = async (c: Consumer): Promise<void> => {
     c.on(c.events.GROUP_JOIN, (e) => {
       if (c !== consumer) return retire(c);
+      crashed = false;
+      crashes = 0;
       // kafkajs restarts every assigned partition from its committed offset after a join: whatever was
       // buffered (resolved, never committed) will be fetched again.
       // A write under way finishes (its commit may fail if the partition moved: read again, absorbed).
@@ -536,9 +539,11 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
       if (c !== consumer) return;
       assigned = null;
       log.error({ consumer: name, err: e.payload.error, restart: e.payload.restart }, 'consumer crashed');
+      // kafkajs gives up on errors it does not call retriable (seen while a broker is killed): the
+      // watchdog below recreates the consumer after a backoff instead of ending the process.
       if (!e.payload.restart && !stopping) {
         crashed = true;
-        opts.onFatal?.(e.payload.error);
+        recreateAt = Date.now() + crashBackoff(++crashes);
       }
     });
     await c.connect();
@@ -589,12 +594,12 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
     }
     return out;
   };
-  const restart = async () => {
+  const restart = async (why: string) => {
     const old = consumer;
     consumer = newConsumer();
     assigned = null;
     for (const st of states.values()) st.paused = false; // the new consumer has nothing paused
-    log.warn({ consumer: name, group: groupId, after_ms: restartAfterMs }, 'no progress with lag: recreating the Kafka consumer');
+    log.warn({ consumer: name, group: groupId, after_ms: restartAfterMs }, `${why}: recreating the Kafka consumer`);
     // Leaving the group may hang on the coordinator that cannot be reached: bounded.
     await Promise.race([old.disconnect().catch(() => {}), timeout(10_000)]);
     // Bounded too (run() waits for the first join): the watchdog must keep watching.
@@ -612,6 +617,12 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
       watching = true;
       void (async () => {
         try {
+          if (crashed && Date.now() >= recreateAt) {
+            recreateAt = Date.now() + crashBackoff(++crashes); // should this one not start either
+            restarting = restart('crashed and not restarted by kafkajs');
+            await restarting;
+            return;
+          }
           const lags = await Promise.race([memberLag(), timeout(restartAfterMs / 4).then(() => null)]);
           const now = Date.now();
           for (const [k, lag] of lags ?? []) watchdog.observed(k, lag, now);
@@ -620,7 +631,7 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
             [...states.values()].filter((st) => st.handling || st.failingSince > 0).map((st) => tpKey(st.topic, st.partition)),
           );
           if (!stopping && watchdog.due(now, busy)) {
-            restarting = restart();
+            restarting = restart('no progress with lag');
             await restarting;
           }
         } catch {
@@ -689,6 +700,9 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
     },
   };
 }
+
+/** 1 s, 2 s, 4 s ... at most 30 s between recreations of a consumer that keeps crashing. */
+const crashBackoff = (crashes: number): number => Math.min(30_000, 1000 * 2 ** Math.min(5, crashes - 1));
 
 // The original bytes of a decoded message, kept (not enumerable, so handlers never see them) for the
 // dead-letter record should the write of that message fail.

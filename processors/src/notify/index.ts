@@ -30,7 +30,7 @@ import { notifyLockout } from './lockout.ts';
 const queued = counter('watchpost_notify_queued_total', 'Deliveries queued by the notify role', ['input']);
 const SETTINGS_TTL_MS = 2000;
 
-export const notifyRole: RoleStarter = async ({ config, log, clients, fatal }) => {
+export const notifyRole: RoleStarter = async ({ config, log, clients }) => {
   // A wrong channel variable stops the start, not the first notification.
   channelDefaults(config.notify);
   const pg = clients.pg;
@@ -58,7 +58,6 @@ export const notifyRole: RoleStarter = async ({ config, log, clients, fatal }) =
       },
     ],
     log,
-    onFatal: (err) => fatal?.('notify consumer crashed', err),
     async handle(batch) {
       const ctx = await context();
       if (batch[0]?.topic === config.topics.problems) {

@@ -6,7 +6,7 @@ import { DecodePool } from './decode-pool.ts';
 import { CoalescingInserter } from './insert.ts';
 import { startRetention } from './retention.ts';
 
-export const storeRole: RoleStarter = async ({ config, log, clients, fatal }) => {
+export const storeRole: RoleStarter = async ({ config, log, clients }) => {
   const ch = clients.clickhouse;
   const inserter = new CoalescingInserter(ch, { maxInFlight: 2 });
   const pool = new DecodePool(config.store.decodeThreads);
@@ -15,7 +15,6 @@ export const storeRole: RoleStarter = async ({ config, log, clients, fatal }) =>
     ...consumerOptions(config, 'store'),
     topic: config.topics.events,
     log,
-    onFatal: (err) => fatal?.('store consumer crashed', err),
     // Decoded off the Kafka loop (decode-pool.ts); the consumer sends the poison ones to the DLQ.
     handleRaw: async (batch) => {
       const chunk = await pool.decode(batch.map((m) => m.value));

@@ -41,8 +41,8 @@ export async function dropExpiredPartitions(
 
 /**
  * The sweep: the daily partitions of `events` and of its id lookup `events_by_id` (day of received_at)
- * and of its hourly rollups `events_hourly` and `events_hourly_values` (day of the hour of occurred_at)
- * before the same cutoff.
+ * and of its hourly rollups `events_hourly`, `events_hourly_values` and `events_host_names` (day of the
+ * hour of occurred_at) before the same cutoff.
  */
 export async function dropExpiredEventPartitions(
   ch: ClickHouseClient,
@@ -52,6 +52,7 @@ export async function dropExpiredEventPartitions(
 ): Promise<{ events: string[]; hourly: string[] }> {
   const events = await dropExpiredPartitions(ch, database, retentionDays, now, 'events');
   await dropExpiredPartitions(ch, database, retentionDays, now, 'events_by_id');
+  await dropExpiredPartitions(ch, database, retentionDays, now, 'events_host_names');
   const hourly = await dropExpiredPartitions(ch, database, retentionDays, now, 'events_hourly');
   await dropExpiredPartitions(ch, database, retentionDays, now, 'events_hourly_values');
   return { events, hourly };

@@ -196,6 +196,12 @@ describe('store role', () => {
     // The id lookup loses the same day.
     const byId = await queryRows<{ event_id: string }>(s.ch, sql`SELECT event_id FROM events_by_id ORDER BY received_at`);
     expect(byId.map((r) => r.event_id)).toEqual([envs[1]!.event.event_id, envs[2]!.event.event_id]);
+    // So do the display names per hour.
+    const names = await queryRows<{ h: string }>(
+      s.ch,
+      sql`SELECT toString(toYYYYMMDD(hour)) AS h FROM events_host_names ORDER BY hour`,
+    );
+    expect(names.map((r) => r.h)).toEqual([29, 0].map((d) => day(at(d))));
     expect(await dropExpiredEventPartitions(s.ch, s.config.clickhouseDatabase, 30, now)).toEqual({ events: [], hourly: [] });
   });
 

@@ -16,7 +16,7 @@ const HOSTS_POLL_MS = 1000;
 
 const published = counter('watchpost_stream_published_total', 'Live messages published on Redis', ['kind']);
 
-export const streamRole: RoleStarter = async ({ config, log, clients, fatal }) => {
+export const streamRole: RoleStarter = async ({ config, log, clients }) => {
   const redis = clients.redis;
   const pool = clients.pg;
   const rules = typeSettingsCache(pool);
@@ -42,7 +42,6 @@ export const streamRole: RoleStarter = async ({ config, log, clients, fatal }) =
       },
     ],
     log,
-    onFatal: (err) => fatal?.('stream consumer crashed', err),
     async handle(batch) {
       const ts = await rules();
       if (batch[0]?.topic === config.topics.problems) {

@@ -8,7 +8,8 @@
 // it then waits (rdg_pending_disconnects) as a connect waits for its disconnect (rdg_sessions). Per key
 // one connect waits (the latest; an older one arriving late never replaces it) and one disconnect (the
 // earliest). Both in-order and newest-first delivery give the same problems, pairs and flap badges; an
-// event arriving late between two already paired events does not undo that pair.
+// event arriving late between two already paired events does not undo that pair. Paired events go in
+// the processed_events ledger, so a repeated delivery of one is skipped whether or not it was a flap.
 //
 // Clocks: pairing and the 1 to 10 s spacing use the host's own occurred_at (both halves come from one
 // clock, so an offset cancels; receive times would not do: the agent posts a 302 and its 303 within
@@ -105,6 +106,8 @@ export const rdgFlapRule: Rule = {
 
 /** A connect and its disconnect met: a flap when 1 to 10 s apart on the host clock. */
 function pairUp(ev: EventCtx, work: BatchWork, key: RdgPairKey, conn: RdgPending, disc: RdgPending): void {
+  // Both halves are used up: a repeated delivery of either (in a later batch) is skipped, not left waiting.
+  work.addPaired([conn.event_id, disc.event_id]);
   if (!isFlap(conn.occurred_at, disc.occurred_at)) return;
   const { host } = ev;
   const flapAt = windowTime(disc.occurred_at, disc.received_at).at;
