@@ -1,7 +1,13 @@
 // The platform every role builds on. Import from '@watchpost/runtime' only (the package exports nothing else).
 export * from './config/config.ts';
 export { localStack, localUrls } from './config/local-stack.ts';
-export { kafkaNodeProperties, kafkaLog4j, kafkaSmallNodeSettings, type KafkaNodeProperties } from './config/kafka-broker.ts';
+export {
+  kafkaNodeProperties,
+  kafkaLog4j,
+  kafkaSmallNodeSettings,
+  newKafkaClusterId,
+  type KafkaNodeProperties,
+} from './config/kafka-broker.ts';
 export * from './roles.ts';
 export { Clients } from './clients/index.ts';
 export * from './clients/postgres.ts';

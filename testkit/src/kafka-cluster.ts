@@ -6,14 +6,13 @@
 // another through one proxy per (from, to) pair, so that `isolate` cuts a node from the clients, the
 // replicas and the quorum, while the others still reach each other.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { existsSync, readdirSync, writeFileSync, mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
-import { kafkaLog4j, kafkaNodeProperties, kafkaSmallNodeSettings, repoRoot } from '@watchpost/runtime';
+import { kafkaLog4j, kafkaNodeProperties, kafkaSmallNodeSettings, newKafkaClusterId, repoRoot } from '@watchpost/runtime';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 import { freePort } from './ports.ts';
 
@@ -94,7 +93,7 @@ export async function startKafkaCluster(opts: KafkaClusterOptions = {}): Promise
     for (const to of ids)
       if (from !== to) controllerProxy.set(`${from}>${to}`, await startTcpProxy('127.0.0.1', controllerPort.get(to)!));
 
-  const clusterId = randomBytes(16).toString('base64url');
+  const clusterId = newKafkaClusterId();
   const java = (id: number) => [
     '-cp',
     `${libs}/*`,
@@ -124,17 +123,15 @@ export async function startKafkaCluster(opts: KafkaClusterOptions = {}): Promise
   }
   await Promise.all(
     ids.map(async (id) => {
-      // Once more on a failure: JVMs starting side by side on a loaded machine have failed here once.
-      for (let attempt = 1; ; attempt++) {
-        const args = ['kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile(id), '--ignore-formatted'];
-        const c = spawn('java', [...java(id), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-        let out = '';
-        c.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-        c.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-        const [code] = (await once(c, 'exit')) as [number | null];
-        if (code === 0) return;
-        if (attempt >= 3) throw new Error(`kafka storage format of node ${id} failed (${code}): ${out}`);
-      }
+      // Formatted once: the failure once taken for JVMs starting side by side was a cluster id starting
+      // with '-' (newKafkaClusterId), which no retry with the same id could mend.
+      const args = ['kafka.tools.StorageTool', 'format', '-t', clusterId, '-c', propsFile(id), '--ignore-formatted'];
+      const c = spawn('java', [...java(id), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      c.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      c.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+      const [code] = (await once(c, 'exit')) as [number | null];
+      if (code !== 0) throw new Error(`kafka storage format of node ${id} failed (${code}): ${out}`);
     }),
   );
 

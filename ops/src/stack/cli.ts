@@ -2,12 +2,12 @@
 // under one git-ignored state folder, on their own ports. `up | down | status | reset`.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync, chownSync, openSync } from 'node:fs';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { stackSettings, type StackSettings } from './settings.ts';
 import { probe } from './probe.ts';
-import { kafkaLog4j, kafkaNodeProperties, kafkaSmallNodeSettings } from '@watchpost/runtime';
+import { kafkaLog4j, kafkaNodeProperties, kafkaSmallNodeSettings, newKafkaClusterId } from '@watchpost/runtime';
 import { clickhouseConfig, clickhouseUsers, redisConf } from './templates.ts';
 
 type Server = 'postgres' | 'redis' | 'clickhouse' | 'kafka';
@@ -200,7 +200,7 @@ function startKafka(): void {
   const voters = nodes.map((n) => `${n.id}@127.0.0.1:${n.controllerPort}`).join(',');
   // Every node of a cluster is formatted with the same id, kept beside them.
   const idFile = join(s.dir, 'kafka-cluster', 'cluster-id');
-  let clusterId = randomBytes(16).toString('base64url');
+  let clusterId = newKafkaClusterId();
   if (nodes.length > 1) {
     mkdirSync(join(s.dir, 'kafka-cluster'), { recursive: true });
     if (existsSync(idFile)) clusterId = readFileSync(idFile, 'utf8').trim();

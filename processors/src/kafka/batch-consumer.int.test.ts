@@ -7,7 +7,7 @@ import { encodeEnvelope } from '@watchpost/schemas';
 import { testConfig } from '@watchpost/testkit';
 import { migrateKafka } from '@watchpost/core/migrate';
 import { startBatchConsumer, type BatchConsumer, type DecodedMessage } from './batch-consumer.ts';
-import { makeEnvelope } from '@watchpost/testkit';
+import { makeEnvelope, memoryLogger } from '@watchpost/testkit';
 import { produce, readAll, waitFor } from '@watchpost/testkit';
 
 const log = createLogger((process.env.TEST_LOG as 'info') ?? 'silent', 'test');
@@ -352,6 +352,7 @@ describe('startBatchConsumer', () => {
     // retriable: here one out of eachBatch; while a broker is killed, e.g. KafkaJSGroupCoordinatorNotFound.
     let throws = 1;
     const seen: { topic: string; value: unknown }[] = [];
+    const logged = memoryLogger();
     running = await startBatchConsumer<unknown>({
       kafka,
       groupId: `${config.topics.events}.g`,
@@ -370,7 +371,7 @@ describe('startBatchConsumer', () => {
       maxBatchSize: 100,
       maxBatchMs: 100,
       restartAfterMs: 8000,
-      log,
+      log: logged.log,
       handle: async (b) => {
         seen.push(...b.map((m) => ({ topic: m.topic, value: m.envelope })));
       },
@@ -394,6 +395,13 @@ describe('startBatchConsumer', () => {
       30_000,
     );
     expect(seen.filter((m) => m.topic === config.topics.problems).map((m) => m.value)).toEqual([{ n: 1 }]);
+    // Counted and logged, so an operator sees a consumer that keeps crashing.
+    expect(await metrics.getSingleMetricAsString('watchpost_consumer_recreations_total')).toMatch(
+      /consumer="test_crash",reason="crashed"} [1-9]/,
+    );
+    expect(logged.lines().map((l) => l.msg)).toEqual(
+      expect.arrayContaining(['consumer crashed', 'crashed and not restarted by kafkajs: recreating the Kafka consumer']),
+    );
     // Read again after the new consumer joined, unless their commit came first.
     expect(seen.filter((m) => m.topic === config.topics.events).length).toBeGreaterThanOrEqual(3);
   }, 60_000);

@@ -157,6 +157,12 @@ const isolated = counter(
   ['consumer'],
 );
 
+const recreations = counter(
+  'watchpost_consumer_recreations_total',
+  'Kafka consumers recreated with fresh connections: crashed and not restarted by kafkajs, or no progress with lag',
+  ['consumer', 'reason'],
+);
+
 type Item<T> = { kind: 'decoded'; m: DecodedMessage<T> } | { kind: 'raw'; m: RawMessage };
 
 interface PartitionState<T> {
@@ -594,12 +600,14 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
     }
     return out;
   };
-  const restart = async (why: string) => {
+  const restart = async (why: 'crashed' | 'no progress') => {
+    recreations.inc({ consumer: name, reason: why });
     const old = consumer;
     consumer = newConsumer();
     assigned = null;
     for (const st of states.values()) st.paused = false; // the new consumer has nothing paused
-    log.warn({ consumer: name, group: groupId, after_ms: restartAfterMs }, `${why}: recreating the Kafka consumer`);
+    const reason = why === 'crashed' ? 'crashed and not restarted by kafkajs' : 'no progress with lag';
+    log.warn({ consumer: name, group: groupId, after_ms: restartAfterMs }, `${reason}: recreating the Kafka consumer`);
     // Leaving the group may hang on the coordinator that cannot be reached: bounded.
     await Promise.race([old.disconnect().catch(() => {}), timeout(10_000)]);
     // Bounded too (run() waits for the first join): the watchdog must keep watching.
@@ -619,7 +627,7 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
         try {
           if (crashed && Date.now() >= recreateAt) {
             recreateAt = Date.now() + crashBackoff(++crashes); // should this one not start either
-            restarting = restart('crashed and not restarted by kafkajs');
+            restarting = restart('crashed');
             await restarting;
             return;
           }
@@ -631,7 +639,7 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
             [...states.values()].filter((st) => st.handling || st.failingSince > 0).map((st) => tpKey(st.topic, st.partition)),
           );
           if (!stopping && watchdog.due(now, busy)) {
-            restarting = restart('no progress with lag');
+            restarting = restart('no progress');
             await restarting;
           }
         } catch {

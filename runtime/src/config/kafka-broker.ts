@@ -1,6 +1,19 @@
 // server.properties of one KRaft Kafka node (broker and controller in one JVM), for the local stack
 // (ops/src/stack) and the test kit's own clusters (testkit/src/kafka-cluster.ts): one template, so a
 // test's cluster is configured as the stack's.
+import { randomBytes } from 'node:crypto';
+
+/**
+ * A new KRaft cluster id for `kafka-storage format -t`: 16 random bytes in base64url, as Kafka's
+ * Uuid.randomUuid, which likewise never returns one starting with '-': the tool's argument parser takes
+ * `-t -abc…` for an option with no value ("expected one argument"), which failed 1 in 64 formats.
+ */
+export function newKafkaClusterId(): string {
+  for (;;) {
+    const id = randomBytes(16).toString('base64url');
+    if (!id.startsWith('-')) return id;
+  }
+}
 
 export interface KafkaNodeProperties {
   nodeId: number;
