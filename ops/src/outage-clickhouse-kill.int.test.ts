@@ -60,6 +60,7 @@ async function setUp(name: string): Promise<Setup> {
     CORRELATE_BATCH_MS: '20',
     // ClickHouse work all the time: the rollup every second, the daily report due (built once, checked every second).
     SERVICE_EVENTS_ROLLUP_INTERVAL_SECONDS: '1',
+    SERVICE_DAILY_REPORT_ENABLED: 'true',
     SERVICE_DAILY_REPORT_TIME: '00:00',
     SERVICE_DAILY_REPORT_CHECK_SECONDS: '1',
   });

@@ -288,8 +288,8 @@ describe('Redis killed (-9) under load', () => {
 
   it('one process per role, Redis without persistence: each stays up and recovers; resent events are stored once; queued deliveries and actions run once', async () => {
     const s = await setUp('redis_kill_roles', {});
-    // The receiver is shared with the first case, whose daily report `report:1` has the same delivery id:
-    // count only what arrives from here on.
+    // The receiver is shared with the first case (whose deliveries may share ids with these): count only
+    // what arrives from here on.
     const rxFrom = rx.requests.length;
     // The requeue sweep puts back jobs of rows queued longer than this (production: 60 s).
     s.env.SERVICE_REQUEUE_GRACE_SECONDS = '2';

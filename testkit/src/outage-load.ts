@@ -34,6 +34,9 @@ export function serviceEnv(config: Config, extra: Record<string, string> = {}): 
     BULLMQ_PREFIX: config.queuePrefix,
     REDIS_KEY_PREFIX: config.redisKeyPrefix,
     LOG_LEVEL: 'warn',
+    // Due at 08:00 UTC by default: a process started after it would send one and one started before would
+    // not, so what a test counts would depend on the hour. A test that wants it enables it (at 00:00: always due).
+    SERVICE_DAILY_REPORT_ENABLED: 'false',
     ...extra,
   };
 }
