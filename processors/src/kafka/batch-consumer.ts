@@ -23,7 +23,7 @@ import { PartitionBuffer, type BufferedBatch } from './partition-buffer.ts';
 import { CommitTracker, tpKey } from './commit-tracker.ts';
 import { DeadLetterWriter } from './dead-letter-writer.ts';
 import { applyIsolating, SystemicFailure } from './isolate.ts';
-import { ProgressWatchdog } from './progress-watchdog.ts';
+import { ProgressWatchdog, coordinatorAnswered } from './progress-watchdog.ts';
 import { isTransientError } from '@watchpost/runtime';
 
 /** A decoded message of one input. `envelope` is the decoded value (the name of the events input's value). */
@@ -414,6 +414,10 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
         // Written but not committed (e.g. the partition moved in a rebalance): it is read again and
         // the sink's idempotency by event_id absorbs the repeat.
         log.warn({ err, consumer: name, partition: st.partition }, 'commit failed after a successful write');
+        // Refused by a coordinator that answered: the consumer reaches its group, and recreating it now
+        // would only start another rebalance (seen: a recreation every 55 s, each failing the next commit,
+        // correlate stuck for minutes after a node came back in the Kafka cluster test).
+        if (coordinatorAnswered(err)) watchdog.progressed(tpKey(st.topic, st.partition));
       }
       consumedTotal.inc({ consumer: name }, count);
       st.failingSince = 0;

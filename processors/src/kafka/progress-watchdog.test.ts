@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ProgressWatchdog } from './progress-watchdog.ts';
+import { ProgressWatchdog, coordinatorAnswered } from './progress-watchdog.ts';
 
 describe('ProgressWatchdog', () => {
   it('is due once a partition has had lag without a commit for afterMs', () => {
@@ -33,5 +33,21 @@ describe('ProgressWatchdog', () => {
     expect(w.due(100_000, new Set(['p0']))).toBe(true); // p1 still stuck
     w.reset();
     expect(w.due(200_000)).toBe(false);
+  });
+
+  it('tells a commit the coordinator refused because the group moved on from one that never reached it', () => {
+    // kafkajs's own shapes: a protocol error inside a non-retriable or retries-exceeded error.
+    const protocol = (type: string) => Object.assign(new Error(type), { name: 'KafkaJSProtocolError', type });
+    const wrapped = (cause: Error) =>
+      Object.assign(new Error(`wrapped: ${cause.message}`), { name: 'KafkaJSNonRetriableError', cause });
+    expect(coordinatorAnswered(wrapped(protocol('ILLEGAL_GENERATION')))).toBe(true);
+    expect(coordinatorAnswered(wrapped(wrapped(protocol('REBALANCE_IN_PROGRESS'))))).toBe(true);
+    expect(coordinatorAnswered(protocol('UNKNOWN_MEMBER_ID'))).toBe(true);
+    expect(coordinatorAnswered(wrapped(protocol('NOT_COORDINATOR')))).toBe(false);
+    expect(
+      coordinatorAnswered(Object.assign(new Error('Connection error: read ECONNRESET'), { name: 'KafkaJSConnectionError' })),
+    ).toBe(false);
+    expect(coordinatorAnswered(new Error('Broker 2 not found in the cached metadata'))).toBe(false);
+    expect(coordinatorAnswered(undefined)).toBe(false);
   });
 });

@@ -4,6 +4,22 @@
 // the write's own matter, not the Kafka client's). Pure: the batch consumer feeds it and recreates its
 // kafkajs consumer when due.
 
+/**
+ * Group-coordinator answers that refuse a commit only because the group moved on (a rebalance, often
+ * one a recreation itself caused: the old member leaves, the new one joins). The coordinator answered,
+ * so recreating the consumer again would fix nothing and only start the next rebalance.
+ */
+const GROUP_MOVED = new Set(['ILLEGAL_GENERATION', 'REBALANCE_IN_PROGRESS', 'UNKNOWN_MEMBER_ID', 'FENCED_INSTANCE_ID']);
+
+/** True when a failed commit was refused by a coordinator that answered (kafkajs wraps the protocol error in causes). */
+export function coordinatorAnswered(err: unknown): boolean {
+  for (let e = err, depth = 0; e && typeof e === 'object' && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    const type = (e as { type?: unknown }).type;
+    if (typeof type === 'string' && GROUP_MOVED.has(type)) return true;
+  }
+  return false;
+}
+
 export class ProgressWatchdog {
   /** Per partition key: since when lag has been seen without a commit in between. */
   private readonly lagSince = new Map<string, number>();
@@ -14,7 +30,7 @@ export class ProgressWatchdog {
     this.afterMs = afterMs;
   }
 
-  /** A commit of the partition went through. */
+  /** A commit of the partition went through, or the coordinator answered one (see coordinatorAnswered). */
   progressed(key: string): void {
     this.lagSince.delete(key);
   }
