@@ -56,6 +56,9 @@ export type ConfirmedHost = Pick<
   | 'fqdn'
   | 'ipv4'
   | 'internal_address'
+  | 'last_beat_at'
+  | 'beat_gaps'
+  | 'heartbeat_interval_seconds'
 > & { pending: Partial<Record<'facts' | 'identity', PendingChangeState>> };
 
 /** What one event says about its host (values as Postgres holds them: pg-safe). */
@@ -354,7 +357,7 @@ export async function lockConfirmedHosts(c: PoolClient, hostnames: readonly stri
     }
   >(
     `SELECT h.hostname, h.agent_instance_id, h.bound_key_id, h.os_family, h.product, h.product_version, h.fqdn, h.ipv4,
-            h.internal_address,
+            h.internal_address, h.last_beat_at, h.beat_gaps, h.heartbeat_interval_seconds,
             f.last_seen AS f_last_seen, f.event_id::text AS f_event_id, f.seen_count AS f_seen_count,
             i.last_seen AS i_last_seen, i.event_id::text AS i_event_id, i.seen_count AS i_seen_count
        FROM hosts h

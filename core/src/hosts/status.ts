@@ -1,20 +1,15 @@
-// Host liveness (spec: Host liveness; issue 22), one rule for the liveness scan, the stream's host
+// Host liveness (spec: Host liveness; issues 22 and 31), one rule for the liveness scan, the stream's host
 // messages and the API's reads: a host is online while COALESCE(last_heartbeat, first_seen) is at most
 // its stale threshold old (service receive times), stale otherwise. The threshold follows the agent:
 // `missed` heartbeat intervals plus slack, the interval being the one learned from the host's own
-// liveness events (hosts.heartbeat_interval_seconds) or else its product's default (the Windows agent
-// beats every 4 h, ssh-monitor every 12 h), so a healthy fleet never goes stale between heartbeats.
+// heartbeats (hosts.heartbeat_interval_seconds, heartbeats.ts) or else its product's
+// default (the Windows agent beats every 4 h, ssh-monitor every 12 h), so a healthy fleet never goes
+// stale between heartbeats.
 import type { HeartbeatPolicy, Pool } from '@watchpost/runtime';
 import type { HostStatus } from '@watchpost/schemas';
 
 /** A HeartbeatPolicy, or a flat number of minutes for every host (the rule before issue 22; tests). */
 export type StaleRule = number | HeartbeatPolicy;
-
-/** Bounds of a learned heartbeat interval (seconds): 1 min to 48 h. */
-export const HEARTBEAT_INTERVAL_MIN_SECONDS = 60;
-export const HEARTBEAT_INTERVAL_MAX_SECONDS = 48 * 3600;
-/** Weight of the newest gap in the learned interval (EWMA): one short gap (a daily report right after a heartbeat) does not halve it. */
-export const HEARTBEAT_INTERVAL_WEIGHT = 0.3;
 
 /** SQL expression (Postgres) of the time a host last proved alive. */
 export function hostLastAliveSql(alias?: string): string {

@@ -5,14 +5,8 @@
 import { isIP } from 'node:net';
 import type { Pool, PoolClient } from '@watchpost/runtime';
 import type { HostStatus } from '@watchpost/schemas';
-import {
-  HEARTBEAT_INTERVAL_MAX_SECONDS,
-  HEARTBEAT_INTERVAL_MIN_SECONDS,
-  HEARTBEAT_INTERVAL_WEIGHT,
-  hostLastAliveSql,
-  hostStaleSecondsSql,
-  type StaleRule,
-} from './status.ts';
+import { hostLastAliveSql, hostStaleSecondsSql, type StaleRule } from './status.ts';
+import type { BeatState } from './heartbeats.ts';
 
 type Db = Pool | PoolClient;
 
@@ -38,8 +32,12 @@ export interface HostRow {
   last_seen: Date;
   /** Receive time of the last agent.heartbeat or report.daily.* event. */
   last_heartbeat: Date | null;
-  /** Learned gap between consecutive liveness events (seconds, EWMA, [1 min, 48 h]); null until the second. */
+  /** Learned heartbeat interval (seconds, [1 min, 48 h], heartbeats.ts); null until the host's heartbeats show one. */
   heartbeat_interval_seconds: number | null;
+  /** Receive time of the last agent.heartbeat (not reports: the learned interval is heartbeat to heartbeat). */
+  last_beat_at: Date | null;
+  /** The latest gaps between consecutive heartbeats (seconds, newest last). */
+  beat_gaps: number[];
   /** Stored by the liveness scan and correlate; reads compute it with hostStatusSql. */
   status: HostStatus;
   status_changed_at: Date | null;
@@ -75,6 +73,8 @@ const COLUMNS = [
   'last_seen',
   'last_heartbeat',
   'heartbeat_interval_seconds',
+  'last_beat_at',
+  'beat_gaps',
   'status',
   'status_changed_at',
   'ssh_admin_ok',
@@ -228,6 +228,12 @@ export type HostRefresh = Pick<
 > & {
   /** Receive time of the batch's first liveness event (sets status_changed_at of a stale host). */
   first_live_at: Date | null;
+  /**
+   * The host's heartbeat state after the batch's heartbeats (heartbeats.ts; absent: none in the batch).
+   * `stored`: planned from the row read under its lock; else from nothing (a host new at that moment),
+   * which then only moves last_beat_at should another batch have inserted the row meanwhile.
+   */
+  beat?: BeatState & { stored: boolean };
 };
 
 /**
@@ -237,22 +243,30 @@ export type HostRefresh = Pick<
  * missing, on a host bound before issue 21, is filled) and its confirmed facts (os_family, product, fqdn,
  * ipv4, internal_address: changed only by accepting a pending change, changes.ts); it takes the latest
  * last_seen and heartbeat, non-null descriptive fields and the product version, and turns online at its
- * first liveness event. The gap from its stored heartbeat to the batch's first liveness event feeds the
- * learned heartbeat interval (status.ts).
+ * first liveness event. Its heartbeat state (last heartbeat, gaps, learned interval) is what the batch
+ * planned (heartbeats.ts) from the row read under its lock.
  */
 export async function upsertHosts(c: PoolClient, rows: readonly HostRefresh[]): Promise<void> {
   if (rows.length === 0) return;
+  const input = rows.map(({ beat, ...r }) => ({
+    ...r,
+    last_beat_at: beat?.last_beat_at ?? null,
+    beat_gaps: beat?.beat_gaps ?? null,
+    beat_interval: beat?.heartbeat_interval_seconds ?? null,
+    beat_stored: beat?.stored ?? false,
+  }));
   await c.query(
     `WITH input AS (
        SELECT * FROM json_to_recordset($1::json) AS t(hostname text, display_name text, os_family text, os_version text,
          fqdn text, ipv4 text, ipv6 text, timezone text, product text, product_version text, agent_instance_id text,
          bound_key_id bigint, bound_at timestamptz, first_seen timestamptz, last_seen timestamptz, last_heartbeat timestamptz,
-         first_live_at timestamptz))
+         first_live_at timestamptz, last_beat_at timestamptz, beat_gaps integer[], beat_interval integer, beat_stored boolean))
      INSERT INTO hosts (hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
                         agent_instance_id, bound_key_id, bound_at, first_seen, last_seen, last_heartbeat, status,
-                        status_changed_at, internal_address)
+                        status_changed_at, internal_address, last_beat_at, beat_gaps, heartbeat_interval_seconds)
      SELECT hostname, display_name, os_family, os_version, fqdn, ipv4, ipv6, timezone, product, product_version,
-            agent_instance_id, bound_key_id, bound_at, first_seen, last_seen, last_heartbeat, 'online', first_seen, ipv4
+            agent_instance_id, bound_key_id, bound_at, first_seen, last_seen, last_heartbeat, 'online', first_seen, ipv4,
+            last_beat_at, COALESCE(beat_gaps, '{}'), beat_interval
        FROM input
      ON CONFLICT (hostname) DO UPDATE SET
        display_name = COALESCE(EXCLUDED.display_name, hosts.display_name),
@@ -266,18 +280,16 @@ export async function upsertHosts(c: PoolClient, rows: readonly HostRefresh[]): 
        last_seen = GREATEST(hosts.last_seen, EXCLUDED.last_seen),
        last_heartbeat = CASE WHEN EXCLUDED.last_heartbeat IS NULL THEN hosts.last_heartbeat
                              ELSE GREATEST(hosts.last_heartbeat, EXCLUDED.last_heartbeat) END,
-       heartbeat_interval_seconds = COALESCE((
-         SELECT round(CASE WHEN hosts.heartbeat_interval_seconds IS NULL THEN g.gap
-                           ELSE ${HEARTBEAT_INTERVAL_WEIGHT} * g.gap + ${1 - HEARTBEAT_INTERVAL_WEIGHT} * hosts.heartbeat_interval_seconds END)::int
-           FROM (SELECT LEAST(GREATEST(extract(epoch FROM i.first_live_at - hosts.last_heartbeat),
-                                       ${HEARTBEAT_INTERVAL_MIN_SECONDS}), ${HEARTBEAT_INTERVAL_MAX_SECONDS}) AS gap
-                   FROM input i WHERE i.hostname = EXCLUDED.hostname AND i.first_live_at > hosts.last_heartbeat) g),
-         hosts.heartbeat_interval_seconds),
+       last_beat_at = GREATEST(hosts.last_beat_at, EXCLUDED.last_beat_at),
+       beat_gaps = COALESCE((SELECT i.beat_gaps FROM input i WHERE i.hostname = EXCLUDED.hostname AND i.beat_stored),
+                            hosts.beat_gaps),
+       heartbeat_interval_seconds = CASE WHEN (SELECT i.beat_stored FROM input i WHERE i.hostname = EXCLUDED.hostname)
+                                         THEN EXCLUDED.heartbeat_interval_seconds ELSE hosts.heartbeat_interval_seconds END,
        status = CASE WHEN EXCLUDED.last_heartbeat IS NULL THEN hosts.status ELSE 'online' END,
        status_changed_at = CASE WHEN EXCLUDED.last_heartbeat IS NOT NULL AND hosts.status <> 'online'
                                 THEN (SELECT i.first_live_at FROM input i WHERE i.hostname = EXCLUDED.hostname)
                                 ELSE hosts.status_changed_at END`,
-    [JSON.stringify(rows)],
+    [JSON.stringify(input)],
   );
 }
 

@@ -39,6 +39,7 @@ export const correlateRole: RoleStarter = async ({ config, log, clients }) => {
         {
           problemCorrelationWindowMinutes: config.problemCorrelationWindowMinutes,
           problemMinSeverity: config.problemMinSeverity,
+          heartbeatDefaults: config.heartbeat.defaults,
         },
         clock,
         // One partition of one topic per call (the batch consumer's contract).

@@ -248,29 +248,52 @@ describe('liveness per agent kind (issue 22)', () => {
     expect([statuses.get(ok), statuses.get(late)]).toEqual(['online', 'stale']);
   });
 
-  it('a host that beats every 5 minutes learns it and goes stale after ~15 minutes, not 24 h', async () => {
+  // The Windows agent as it beats (Login_Monitor.ps1: agent.heartbeat at every start, then every
+  // $HeartbeatInterval s, 14400 by Deploy-LoginMonitor.ps1; the daily report right after a start past 09:00).
+  const H = 60 * MIN;
+  const beat = (h: string, ms: number) =>
+    run(envelope({ host: h, osFamily: 'windows', type: 'agent.heartbeat', severity: 'info', receivedAt: at(ms) }));
+  const scanAt = async (h: string, ms: number) => {
+    await runLivenessScan(stores.pg, { now: at(ms), staleMinutes: policy });
+    return { status: await hostStatus(h), problems: (await problemsOf(h)).map((p) => p.type) };
+  };
+  const learned = async (h: string) =>
+    (await stores.pg.query('SELECT heartbeat_interval_seconds FROM hosts WHERE hostname = $1', [h])).rows[0]
+      .heartbeat_interval_seconds;
+
+  it('a fresh install (its heartbeat, the daily report 4 s later) pages no one: stale only after 2 x 4 h + 5 min', async () => {
     const h = host();
-    for (const m of [0, 5, 10])
-      await run(envelope({ host: h, type: 'agent.heartbeat', severity: 'info', receivedAt: at(m * MIN) }));
-    const row = (await stores.pg.query('SELECT heartbeat_interval_seconds FROM hosts WHERE hostname = $1', [h])).rows[0];
-    expect(row.heartbeat_interval_seconds).toBe(300);
-    await runLivenessScan(stores.pg, { now: at(24 * MIN), staleMinutes: policy });
-    expect(await problemsOf(h)).toHaveLength(0);
-    await runLivenessScan(stores.pg, { now: at(26 * MIN), staleMinutes: policy });
-    expect((await problemsOf(h)).map((p) => p.type)).toEqual(['host_silence']);
-    expect(await hostStatus(h)).toBe('stale');
+    await beat(h, 0);
+    await run(envelope({ host: h, osFamily: 'windows', type: 'report.daily.rdp', severity: 'info', receivedAt: at(4000) }));
+    expect(await learned(h)).toBeNull();
+    expect(await scanAt(h, 8 * MIN)).toEqual({ status: 'online', problems: [] });
+    expect(await scanAt(h, 3 * H)).toEqual({ status: 'online', problems: [] });
+    expect(await scanAt(h, 4000 + 8 * H + 4 * MIN)).toEqual({ status: 'online', problems: [] });
+    expect(await scanAt(h, 4000 + 8 * H + 6 * MIN)).toEqual({ status: 'stale', problems: ['host_silence'] });
   });
 
-  it('learned gaps are bounded to [1 min, 48 h]', async () => {
+  it('a burst of restarts (a heartbeat at each, 20-25 s apart), then quiet for 3 h: no page', async () => {
     const h = host();
-    await run(envelope({ host: h, type: 'agent.heartbeat', severity: 'info', receivedAt: at(0) }));
-    await run(envelope({ host: h, type: 'agent.heartbeat', severity: 'info', receivedAt: at(1000) }));
-    const q = async () =>
-      (await stores.pg.query('SELECT heartbeat_interval_seconds FROM hosts WHERE hostname = $1', [h])).rows[0]
-        .heartbeat_interval_seconds;
-    expect(await q()).toBe(60);
-    await run(envelope({ host: h, type: 'agent.heartbeat', severity: 'info', receivedAt: at(100 * 3600_000) }));
-    expect(await q()).toBe(Math.round(0.3 * 48 * 3600 + 0.7 * 60));
+    for (const ms of [0, 20_000, 45_000, 70_000]) await beat(h, ms);
+    expect(await learned(h)).toBeNull();
+    expect(await scanAt(h, 70_000 + 3 * H)).toEqual({ status: 'online', problems: [] });
+  });
+
+  it('a settings reload stretching one gap to 7.8 h keeps the learned 4 h: no page', async () => {
+    const h = host();
+    for (const k of [0, 1, 2, 3]) await beat(h, k * 4 * H);
+    expect(await learned(h)).toBe(4 * 3600);
+    expect(await scanAt(h, 12 * H + 7.8 * H)).toEqual({ status: 'online', problems: [] });
+    await beat(h, 12 * H + 7.8 * H);
+    expect(await learned(h)).toBe(4 * 3600);
+  });
+
+  it('an agent set to beat every 5 minutes is learned after 30 minutes of them and goes stale after ~15 minutes', async () => {
+    const h = host();
+    for (let m = 0; m <= 30; m += 5) await beat(h, m * MIN);
+    expect(await learned(h)).toBe(300);
+    expect(await scanAt(h, 44 * MIN)).toEqual({ status: 'online', problems: [] });
+    expect(await scanAt(h, 46 * MIN)).toEqual({ status: 'stale', problems: ['host_silence'] });
   });
 });
 

@@ -23,7 +23,7 @@
 // where a flap, a timeline entry or an inventory snapshot sits in time is the window time (core's
 // windowTime: `occurred_at` while plausible, else `received_at`), as in ClickHouse.
 import type { Pool, PoolClient } from 'pg';
-import { withTransaction } from '@watchpost/runtime';
+import { DEFAULT_HEARTBEAT_MINUTES, withTransaction } from '@watchpost/runtime';
 import {
   effectiveSeverity,
   eventsApplied,
@@ -35,6 +35,7 @@ import {
   pgSafeJson,
   pgSafeKey,
   pgSafeText,
+  planHeartbeats,
   planHosts,
   problemColumns,
   plausibleInstanceId,
@@ -45,7 +46,7 @@ import {
   type HostRefresh,
   type ProblemRow,
 } from '@watchpost/core';
-import { INVENTORY_TYPE, isLivenessType, type CorrelateEnvelope } from './rules.ts';
+import { HEARTBEAT_TYPE, INVENTORY_TYPE, isLivenessType, type CorrelateEnvelope } from './rules.ts';
 import { RULES, type CorrelateSettings, type EventCtx } from './rules/index.ts';
 import { BatchWork, Needs, type RdgPending } from './work.ts';
 
@@ -223,6 +224,15 @@ async function applyBatch(
       todo.map((ev) => observed.get(ev)!),
     );
     todo.forEach((ev, i) => (ev.identity = plan.verdicts[i]!));
+    const beats = planHeartbeats(
+      known,
+      todo.filter((ev) => ev.e.type === HEARTBEAT_TYPE).map((ev) => observed.get(ev)!),
+      settings.heartbeatDefaults ?? DEFAULT_HEARTBEAT_MINUTES,
+    );
+    for (const h of plan.hosts) {
+      const beat = beats.get(h.hostname);
+      if (beat) h.beat = { ...beat, stored: known.has(h.hostname) };
+    }
     await upsertHosts(c, plan.hosts);
     await upsertHostChanges(c, plan.changes);
     const live = await lockLiveProblems(c, [...needs.fingerprints]);

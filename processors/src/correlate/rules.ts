@@ -37,8 +37,10 @@ export interface CorrelateEnvelope {
 // ---- event classes -------------------------------------------------------------------------------
 
 /** Liveness types update last_heartbeat (spec: agent.heartbeat and report.daily.*). */
+export const HEARTBEAT_TYPE = 'agent.heartbeat';
+
 export function isLivenessType(type: string): boolean {
-  return type === 'agent.heartbeat' || type.startsWith('report.daily.');
+  return type === HEARTBEAT_TYPE || type.startsWith('report.daily.');
 }
 
 /** Types with their own rules: they never open a problem through the severity rule. */

@@ -56,6 +56,9 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../
  * the host's learned one (hosts.heartbeat_interval_seconds) or else its product's default (minutes);
  * a host with neither is stale after `fallback_minutes`. Sent to Postgres as one jsonb parameter.
  */
+/** The agents' own heartbeat cadences (minutes): Deploy-LoginMonitor.ps1 forces 4 h, ssh-monitor sends one every 12 h. */
+export const DEFAULT_HEARTBEAT_MINUTES: Readonly<Record<string, number>> = { 'rdp-login-monitor': 240, 'ssh-monitor': 720 };
+
 export interface HeartbeatPolicy {
   missed: number;
   slack_minutes: number;
@@ -457,10 +460,15 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       missed: int(env, 'SERVICE_HEARTBEAT_MISSED', 2, 1, 100),
       slack_minutes: int(env, 'SERVICE_HEARTBEAT_SLACK_MINUTES', 5, 0, 1440),
       fallback_minutes: int(env, 'SERVICE_HEARTBEAT_STALE_MINUTES', 10, 1),
-      // The agents' own cadences: Deploy-LoginMonitor.ps1 forces a 4 h heartbeat, ssh-monitor sends one every 12 h.
       defaults: {
-        'rdp-login-monitor': int(env, 'SERVICE_HEARTBEAT_INTERVAL_WINDOWS_MINUTES', 240, 1, 2880),
-        'ssh-monitor': int(env, 'SERVICE_HEARTBEAT_INTERVAL_LINUX_MINUTES', 720, 1, 2880),
+        'rdp-login-monitor': int(
+          env,
+          'SERVICE_HEARTBEAT_INTERVAL_WINDOWS_MINUTES',
+          DEFAULT_HEARTBEAT_MINUTES['rdp-login-monitor']!,
+          1,
+          2880,
+        ),
+        'ssh-monitor': int(env, 'SERVICE_HEARTBEAT_INTERVAL_LINUX_MINUTES', DEFAULT_HEARTBEAT_MINUTES['ssh-monitor']!, 1, 2880),
       },
     },
     problemCorrelationWindowMinutes: int(env, 'SERVICE_PROBLEM_CORRELATION_WINDOW_MINUTES', 60, 1),

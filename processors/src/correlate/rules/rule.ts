@@ -11,6 +11,8 @@ import type { BatchWork, Needs } from '../work.ts';
 export interface CorrelateSettings {
   problemCorrelationWindowMinutes: number;
   problemMinSeverity: Severity;
+  /** Heartbeat interval per product (minutes, HeartbeatPolicy.defaults); absent: the agents' own (DEFAULT_HEARTBEAT_MINUTES). */
+  heartbeatDefaults?: Readonly<Record<string, number>>;
 }
 
 /** One event as the rules see it (made safe for Postgres, times parsed, severity after the override). */
