@@ -209,7 +209,8 @@ describe('agent clocks far off', () => {
       const detail = await api<{ timeline: { occurred_at: string; flap: boolean }[]; details?: Record<string, unknown> }>(
         `/problems/${flap[0]!.id}`,
       );
-      expect(detail.timeline).toHaveLength(2);
+      // The 303 (timed 4 s by the gateway) is the flap; its 302 is no part of it (issue 31).
+      expect(detail.timeline).toHaveLength(1);
       for (const e of detail.timeline) {
         expect(e.flap).toBe(true);
         expect(Date.parse(e.occurred_at)).toBeGreaterThanOrEqual(sentFrom);
@@ -236,7 +237,7 @@ describe('agent clocks far off', () => {
     ];
     for (const e of fixed) expect((await post(e)).statusCode).toBe(201);
     const open = await waitFor(
-      'the open flap problem holds the new pair',
+      'the open flap problem holds the new flap',
       async () => {
         const list = await api<{ items: (ProblemRow & { status: string })[] }>(`/problems?host=WS-AHEAD&status=open`);
         const live = list.items.filter((x) => x.rdg_flap);
@@ -244,7 +245,7 @@ describe('agent clocks far off', () => {
         const detail = await api<{ timeline: { event_id: string }[] }>(`/problems/${live[0]!.id}`);
         return detail.timeline.map((e) => e.event_id);
       },
-      (ids) => ids !== null && fixed.every((e) => ids.includes(e.event_id)),
+      (ids) => ids !== null && ids.includes(fixed[1]!.event_id),
       60_000,
     );
     expect(open).not.toBeNull();

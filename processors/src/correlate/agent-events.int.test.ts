@@ -74,31 +74,38 @@ beforeAll(async () => {
 });
 afterAll(async () => stores?.drop());
 
-describe('RD Gateway flap from the Windows agent (no session id)', () => {
+describe('RD Gateway flap from the Windows agent (no session id; the gateway times each 303)', () => {
   const user = 'CORP\\alice';
   const clientIp = '198.51.100.7';
   const resource = 'ws-01.corp.example';
-  /** A 302 and its 303 `gapMs` later; the 303 as the agent types it for `errorCode`. */
+  const key = (who = 'corp\\alice') => `${who}|${resource}|${clientIp}`;
+  /** A 302 and its 303 `gapMs` later, the 303 timed by the gateway as long; typed by the agent for `errorCode`. */
   const tunnel = (h: string, connectAt: Date, gapMs: number, errorCode = '1226', who = user) => {
     const win = agentOf(h);
     return {
       c: rdpMonitor.gateway(win, { code: 302, user: who, clientIp, resource, at: connectAt }),
-      d: rdpMonitor.gateway(win, {
-        code: 303,
-        user: who,
-        clientIp,
-        resource,
-        errorCode,
-        durationSec: Math.round(gapMs / 1000), // the agent skips 303s with 0 s (Test-Rdg303ShouldSkipNotify)
-        at: new Date(connectAt.getTime() + gapMs),
-      }),
+      d: disconnect(h, new Date(connectAt.getTime() + gapMs), Math.round(gapMs / 1000), errorCode, who),
     };
   };
+  /** A 303 alone (the agent skips 303s of 0 s, Test-Rdg303ShouldSkipNotify, and repeated 302s within 90 s). */
+  const disconnect = (h: string, atTime: Date, durationSec: number, errorCode = '1226', who = user) =>
+    rdpMonitor.gateway(agentOf(h), { code: 303, user: who, clientIp, resource, errorCode, durationSec, at: atTime });
+  /** A flap the gateway timed (no connect), as the problem's details list it; `flapAt` is the 303's time on the host. */
+  const lonePair = (d: EventV1, seconds: number, flapAt: Date, who = 'corp\\alice') => ({
+    connect_event_id: null,
+    disconnect_event_id: d.event_id,
+    session_id: null,
+    user: who,
+    resource,
+    client: clientIp,
+    seconds,
+    disconnect_occurred_at: flapAt.toISOString(),
+  });
 
   it.each([
     { name: 'rdg.connection.disconnected (code 1226)', errorCode: '1226' },
     { name: 'rdg.connection.failed (code 1236)', errorCode: '1236' },
-  ])('302 then a 303 as $name, 3 s apart: one flap problem', async ({ errorCode }) => {
+  ])('302 then a 303 as $name the gateway timed at 3 s: one flap problem, the badge on the 303', async ({ errorCode }) => {
     const h = hostName();
     const { c, d } = tunnel(h, at(0), 3000, errorCode);
     expect(d.type).toBe(errorCode === '1226' ? 'rdg.connection.disconnected' : 'rdg.connection.failed');
@@ -107,27 +114,10 @@ describe('RD Gateway flap from the Windows agent (no session id)', () => {
     const [p, ...more] = await flapState(h);
     expect(more).toHaveLength(0);
     expect(p).toMatchObject({ status: 'open', count: 1, rdg_flap: true, severity: 'warning' });
-    expect(p!.details.pairs).toEqual([
-      {
-        connect_event_id: c.event_id,
-        disconnect_event_id: d.event_id,
-        session_id: null,
-        user: 'corp\\alice',
-        resource: 'ws-01.corp.example',
-        client: clientIp,
-        seconds: 3,
-        disconnect_occurred_at: at(3000).toISOString(),
-      },
-    ]);
-    expect(p!.badges).toEqual([
-      { event_id: c.event_id, role: 'connect', partner_event_id: d.event_id, session_id: `corp\\alice|${resource}|${clientIp}` },
-      {
-        event_id: d.event_id,
-        role: 'disconnect',
-        partner_event_id: c.event_id,
-        session_id: `corp\\alice|${resource}|${clientIp}`,
-      },
-    ]);
+    expect(p!.details.pairs).toEqual([lonePair(d, 3, at(3000))]);
+    expect(p!.timeline.map((e: { event_id: string }) => e.event_id)).toEqual([d.event_id]);
+    expect(p!.badges).toEqual([{ event_id: d.event_id, role: 'disconnect', partner_event_id: null, session_id: key() }]);
+    // The 303 used up the connect waiting before it; nothing waits for a partner.
     expect(await q('SELECT * FROM rdg_sessions WHERE host = $1', [h])).toEqual([]);
     expect(await q('SELECT * FROM rdg_pending_disconnects WHERE host = $1', [h])).toEqual([]);
     // A failed 303 is a warning of its own too (severity rule), beside the flap.
@@ -136,24 +126,33 @@ describe('RD Gateway flap from the Windows agent (no session id)', () => {
     );
   });
 
-  it('the same pair delivered disconnect first gives the same problem, pairs and badges', async () => {
+  it('a client flapping every 5 s (one 302, then a 303 per flap): every flap counts, in order and newest first', async () => {
     const h = hostName();
-    const { c, d } = tunnel(h, at(0), 3000);
-    await runEach(env(c, at(60_000)), env(d, at(61_000)));
+    const c = rdpMonitor.gateway(agentOf(h), { code: 302, user, clientIp, resource, at: at(0) });
+    const ds = [3000, 8000, 13_000, 18_000].map((ms) => disconnect(h, at(ms), 3));
+    await runEach(env(c, at(20_000)), ...ds.map((d, i) => env(d, at(20_100 + i * 100))));
     const inOrder = await flapState(h);
     expect(inOrder).toHaveLength(1);
+    expect(inOrder[0]).toMatchObject({ status: 'open', count: 4 });
+    expect(inOrder[0]!.details).toMatchObject({ first_flap_at: at(3000).toISOString(), last_flap_at: at(18_000).toISOString() });
+    expect(inOrder[0]!.badges.map((b: { event_id: string }) => b.event_id).sort()).toEqual(ds.map((d) => d.event_id).sort());
     await forgetHost(h);
 
-    await runEach(env(d, at(60_000)));
-    // The disconnect waits for its connect.
-    expect(await problemsOf(h)).toHaveLength(0);
-    expect(await q('SELECT session_id, disconnect_event_id::text FROM rdg_pending_disconnects WHERE host = $1', [h])).toEqual([
-      { session_id: `corp\\alice|${resource}|${clientIp}`, disconnect_event_id: d.event_id },
-    ]);
-    await runEach(env(c, at(61_000)));
-    expect(await flapState(h)).toEqual(inOrder);
+    // Invoke-SacFlushSpool after an outage: newest first. The same flaps, pairs and badges (the problem's
+    // id and created_at follow the first disconnect to arrive, as for paired flaps).
+    await runEach(...[c, ...ds].reverse().map((e, i) => env(e, at(30_000 + i * 100))));
+    const shape = (s: typeof inOrder) =>
+      s.map((p) => ({
+        status: p.status,
+        count: p.count,
+        details: p.details,
+        timeline: p.timeline.map((e: { event_id: string }) => e.event_id),
+        badges: [...p.badges].sort((a: { event_id: string }, b: { event_id: string }) => a.event_id.localeCompare(b.event_id)),
+      }));
+    expect(shape(await flapState(h))).toEqual(shape(inOrder));
+    // The connect, arriving after every 303, waits for the next 303 of its key (which uses it up).
+    expect((await q('SELECT session_id FROM rdg_sessions WHERE host = $1', [h])).map((r) => r.session_id)).toEqual([key()]);
     expect(await q('SELECT * FROM rdg_pending_disconnects WHERE host = $1', [h])).toEqual([]);
-    expect(await q('SELECT * FROM rdg_sessions WHERE host = $1', [h])).toEqual([]);
   });
 
   it('a spool of flaps re-sent newest first groups like the live run (30 s dedup on the host clock)', async () => {
@@ -190,7 +189,7 @@ describe('RD Gateway flap from the Windows agent (no session id)', () => {
         first: at(3000).toISOString(),
         last: at(23_000).toISOString(),
         resolve_reason: 'superseded',
-        badges: 4,
+        badges: 2,
       },
       {
         status: 'open',
@@ -199,7 +198,7 @@ describe('RD Gateway flap from the Windows agent (no session id)', () => {
         first: at(103_000).toISOString(),
         last: at(103_000).toISOString(),
         resolve_reason: undefined,
-        badges: 2,
+        badges: 1,
       },
     ]);
     expect(shape(replayed).sort(byFirst)).toEqual(shape(inOrder).sort(byFirst));
@@ -209,27 +208,25 @@ describe('RD Gateway flap from the Windows agent (no session id)', () => {
     expect(replayed.find((p) => p.status === 'resolved')!.details.superseded_by).toBe(open(replayed).id);
   });
 
-  it('two users at the same client and resource do not pair', async () => {
+  it("two users at the same client and resource: each one's 303 counts under its own key, and uses up only its own connect", async () => {
     const h = hostName();
     const a = tunnel(h, at(0), 3000, '1226', 'CORP\\alice');
     const b = tunnel(h, at(0), 3000, '1226', 'CORP\\bob');
     await runEach(env(a.c, at(5000)), env(b.d, at(6000)));
-    expect(await problemsOf(h)).toHaveLength(0);
-    expect((await q('SELECT session_id FROM rdg_sessions WHERE host = $1', [h])).map((r) => r.session_id)).toEqual([
-      `corp\\alice|${resource}|${clientIp}`,
-    ]);
-    expect((await q('SELECT session_id FROM rdg_pending_disconnects WHERE host = $1', [h])).map((r) => r.session_id)).toEqual([
-      `corp\\bob|${resource}|${clientIp}`,
-    ]);
-    // Their own partners still pair (alice's 303, bob's 302 arriving late): two flaps, one problem.
+    expect((await flapState(h)).map((p) => p.count)).toEqual([1]);
+    expect((await q('SELECT session_id FROM rdg_sessions WHERE host = $1', [h])).map((r) => r.session_id)).toEqual([key()]);
     await runEach(env(a.d, at(7000)), env(b.c, at(8000)));
     const [p, ...more] = await flapState(h);
     expect(more).toHaveLength(0);
     expect(p!.count).toBe(2);
     expect((p!.details.pairs as { user: string }[]).map((x) => x.user).sort()).toEqual(['corp\\alice', 'corp\\bob']);
+    // Bob's connect came after his 303: it waits for his next one.
+    expect((await q('SELECT session_id FROM rdg_sessions WHERE host = $1', [h])).map((r) => r.session_id)).toEqual([
+      key('corp\\bob'),
+    ]);
   });
 
-  it('a pair 12 s apart is no flap, and a replayed batch changes nothing', async () => {
+  it('a session the gateway timed at 12 s is no flap, whatever the arrival order, and a replayed batch changes nothing', async () => {
     const h = hostName();
     const { c, d } = tunnel(h, at(0), 12_000);
     const batch = [env(d, at(20_000)), env(c, at(21_000))];
@@ -237,6 +234,15 @@ describe('RD Gateway flap from the Windows agent (no session id)', () => {
     await processBatch(stores.pg, batch, settings, clock);
     expect(await problemsOf(h)).toHaveLength(0);
     expect(await q('SELECT * FROM rdg_pending_disconnects WHERE host = $1', [h])).toEqual([]);
+  });
+
+  it('a 303 timed at 3 s counts even 60 s after its connect (the gateway times the session, not our clock pair)', async () => {
+    const h = hostName();
+    const { c } = tunnel(h, at(0), 3000);
+    const late = disconnect(h, at(60_000), 3);
+    await runEach(env(c, at(61_000)), env(late, at(61_100)));
+    const [p] = await flapState(h);
+    expect(p!.details.pairs).toEqual([lonePair(late, 3, at(60_000))]);
   });
 });
 

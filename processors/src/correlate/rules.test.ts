@@ -5,11 +5,14 @@ import {
   hardwareDiff,
   hasOwnRules,
   inventoryOf,
+  carryUnreadHardware,
   isFlap,
+  isFlapDuration,
   isLivenessType,
   matchProblem,
   opensSeverityProblem,
   rdgCode,
+  rdgSessionSeconds,
   rdgPairKey,
   rdgSession,
   ruleOf,
@@ -150,6 +153,14 @@ describe('gateway flap', () => {
     expect(rdgPairKey(agent(302, { session_id: 'S-9' }))).toEqual({ key: 'S-9', session_id: 'S-9' });
   });
 
+  it("the gateway's own session time of a 303 (session_duration_sec); 0 or none is unknown; 1-10 s is a flap", () => {
+    expect(rdgSessionSeconds(agent(303))).toBe(3);
+    expect(rdgSessionSeconds(agent(303, { session_duration_sec: '12' }))).toBe(12);
+    for (const v of [0, -1, 2.5, 'soon', null]) expect(rdgSessionSeconds(agent(303, { session_duration_sec: v }))).toBeNull();
+    expect(rdgSessionSeconds({})).toBeNull();
+    expect([0, 1, 10, 11].map(isFlapDuration)).toEqual([false, true, true, false]);
+  });
+
   it('session from the accepted field names', () => {
     expect(rdgSession({ session_id: 'S1' })).toBe('S1');
     expect(rdgSession({ connection_id: 'C2' })).toBe('C2');
@@ -224,6 +235,29 @@ describe('inventory from the Windows agent (details.inventory)', () => {
       },
       ipv4: ['10.0.0.21'],
     });
+  });
+
+  it('what WMI could not read, the disks read the fallback way and the RDP session adapter are no change (issue 31)', () => {
+    const before = inventoryOf(snapshot()).hardware;
+    const after = (over: Record<string, unknown>) => {
+      const next = inventoryOf(snapshot(over)).hardware;
+      return hardwareDiff(before, carryUnreadHardware(before, next));
+    };
+    // Get-HostInventorySnapshot: a failed query leaves its part empty or null.
+    expect(after({ processor: [], motherboard: null, memory_gb: null, disks: [], video: [] })).toBeNull();
+    // Get-PhysicalDisk failed: Win32_DiskDrive's model, media type and geometry size.
+    const fallback = [
+      { friendly_name: 'SAMSUNG MZ7LH960HAJR ATA Device', media_type: 'Fixed hard disk media', size_gb: 894.25 },
+      { friendly_name: 'ST4000NM0035-1V4107', media_type: 'Fixed hard disk media', size_gb: 3726.01 },
+    ];
+    expect(after({ disks: fallback })).toBeNull();
+    // Win32_VideoController lists the session's adapter only while an RDP session is open.
+    expect(
+      after({ video: [{ name: 'Microsoft Basic Display Adapter' }, { name: 'Microsoft Remote Display Adapter' }] }),
+    ).toBeNull();
+    // A part read again in the same shape still compares: a real change is reported.
+    expect(after({ memory_gb: 32, processor: [] })?.changed).toEqual([{ path: 'memory_gb', from: 64, to: 32 }]);
+    expect(carryUnreadHardware(null, { memory_gb: null })).toEqual({ memory_gb: null });
   });
 
   it('memory or a disk changing is a hardware change', () => {

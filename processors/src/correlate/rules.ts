@@ -188,6 +188,23 @@ export function rdgPairKey(details: Record<string, unknown> | undefined): RdgPai
   return { key: `${user}|${resource}|${client}`, session_id: null, user, resource, client };
 }
 
+/**
+ * The gateway's own duration of the session a 303 ends, in whole seconds: the Windows agent's
+ * details.session_duration_sec (Login_Monitor.ps1 Get-RDGatewayEventInfo, the SessionDuration of the
+ * gateway log). Null when absent or 0: the agent never sends a 303 of 0 s (Test-Rdg303ShouldSkipNotify),
+ * so a 0 is another sender's "unknown".
+ */
+export function rdgSessionSeconds(details: Record<string, unknown> | undefined): number | null {
+  const raw = details?.session_duration_sec;
+  const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*\d+\s*$/.test(raw) ? Number(raw) : NaN;
+  return Number.isSafeInteger(n) && n > 0 ? n : null;
+}
+
+/** A session the gateway itself timed at 1 to 10 s inclusive is a flap. */
+export function isFlapDuration(seconds: number): boolean {
+  return seconds * 1000 >= FLAP_MIN_MS && seconds * 1000 <= FLAP_MAX_MS;
+}
+
 /** Flap when the disconnect follows the connect by 1 to 10 seconds inclusive (host clock, occurred_at). */
 export function isFlap(connectAt: Date, disconnectAt: Date): boolean {
   const d = disconnectAt.getTime() - connectAt.getTime();
@@ -257,12 +274,44 @@ export function inventoryOf(details: Record<string, unknown> | undefined): Inven
   const inv = details?.inventory;
   if (details?.hardware === undefined && details?.software === undefined && isPlainObject(inv)) {
     const hw = Object.fromEntries(INVENTORY_HARDWARE_KEYS.filter((k) => k in inv).map((k) => [k, inv[k]]));
+    if (Array.isArray(hw.video)) hw.video = hw.video.filter((v) => !(isPlainObject(v) && SESSION_ADAPTER.test(String(v.name))));
     const sw = Object.fromEntries(
       Object.entries(inv).filter(([k]) => !(INVENTORY_HARDWARE_KEYS as readonly string[]).includes(k)),
     );
     return { hardware: stableHardware(hw), software: sw };
   }
   return { hardware: details?.hardware ?? null, software: details?.software ?? null };
+}
+
+/**
+ * The display adapter Windows adds while an RDP session is open (Win32_VideoController lists it only
+ * then): it comes and goes with sessions, it is no hardware.
+ */
+const SESSION_ADAPTER = /^\s*Microsoft Remote Display Adapter\s*$/i;
+
+/** Win32_DiskDrive's media types ("Fixed hard disk media"): the agent's fallback when Get-PhysicalDisk fails. */
+const DISK_DRIVE_SHAPE = (disks: unknown[]) => disks.some((d) => isPlainObject(d) && /\bmedia\b/i.test(String(d.media_type)));
+
+/**
+ * The Windows agent's snapshot with what it could not read carried over from the previous one (issue 31):
+ * a WMI query that failed leaves its part null or empty (Get-HostInventorySnapshot catches and logs it),
+ * and when Get-PhysicalDisk fails the disks come from Win32_DiskDrive in another shape (the model as the
+ * name, "Fixed hard disk media", a geometry size). Neither is a hardware change; a part read again in
+ * the same shape is compared as usual.
+ */
+export function carryUnreadHardware(previous: unknown, next: unknown): unknown {
+  if (!isPlainObject(previous) || !isPlainObject(next)) return next;
+  const out: Record<string, unknown> = { ...next };
+  for (const k of INVENTORY_HARDWARE_KEYS) {
+    const before = previous[k];
+    const now = next[k];
+    const known = (v: unknown) => v !== null && v !== undefined && !(Array.isArray(v) && v.length === 0);
+    if (!known(before)) continue;
+    if (!known(now)) out[k] = before;
+    else if (k === 'disks' && Array.isArray(before) && Array.isArray(now) && DISK_DRIVE_SHAPE(before) !== DISK_DRIVE_SHAPE(now))
+      out[k] = before;
+  }
+  return out;
 }
 
 export interface HardwareDiff {

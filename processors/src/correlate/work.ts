@@ -80,7 +80,8 @@ export interface FlapEventRow {
   event_id: string;
   problem_id: string;
   role: 'connect' | 'disconnect';
-  partner_event_id: string;
+  /** The other half of the pair; null for a disconnect that is a flap by the gateway's own duration. */
+  partner_event_id: string | null;
   session_id: string;
 }
 

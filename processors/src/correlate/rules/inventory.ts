@@ -4,7 +4,15 @@
 // host clock running ahead cannot pin an old snapshot): after an outage the agent re-sends its spool
 // newest first, and an older snapshot arriving later neither overwrites the newer one nor is diffed
 // against it (which would report the change reversed).
-import { fingerprintOf, hardwareDiff, inventoryOf, INVENTORY_RULE, INVENTORY_TYPE, type HardwareDiff } from '../rules.ts';
+import {
+  carryUnreadHardware,
+  fingerprintOf,
+  hardwareDiff,
+  inventoryOf,
+  INVENTORY_RULE,
+  INVENTORY_TYPE,
+  type HardwareDiff,
+} from '../rules.ts';
 import type { EventCtx, Rule } from './rule.ts';
 
 /** UTF-8 bytes compared as jsonb orders object keys: shorter first, then bytewise. */
@@ -56,8 +64,9 @@ export const inventoryRule: Rule = {
     const takenAt = snapshotTime(ev);
     if (inv.at && inv.at > takenAt) return; // an older snapshot never overwrites a newer one
     const snap = inventoryOf(ev.e.details);
-    const diff = hardwareDiff(inv.hardware, snap.hardware);
-    inv.hardware = asStoredJson(snap.hardware);
+    const hardware = carryUnreadHardware(inv.hardware, snap.hardware);
+    const diff = hardwareDiff(inv.hardware, hardware);
+    inv.hardware = asStoredJson(hardware);
     inv.software = snap.software;
     inv.at = takenAt;
     inv.changed = true;

@@ -16,6 +16,13 @@
 // the same poll, milliseconds apart). Where the flap sits (the 30 s deduplication, first/last_flap_at,
 // the timeline) is the disconnect's window time (core's windowTime), so a host whose clock is hours
 // off, or is corrected between two flaps, still groups its flaps by when they happened.
+//
+// A 303 timed by the gateway (issue 31): the Windows agent sends the gateway's own duration of the
+// session (details.session_duration_sec) and no 302 that repeats user + resource + client within 90 s
+// ($Rdg302NotifyDedupSeconds, Get-Rdg302NotifyDedupKey): a client flapping every few seconds gives one
+// 302, then a 303 per flap. So a 303 with a duration decides alone, in any delivery order: 1 to 10 s is a
+// flap (the badge on the 303, the pair without a connect), longer is none; it never waits, and uses up a
+// connect waiting before it (its own, or one left by an earlier run) without a trace in the problem.
 import { windowTime } from '@watchpost/core';
 import {
   FLAP_DEDUP_MS,
@@ -23,9 +30,11 @@ import {
   FLAP_TYPE,
   fingerprintOf,
   isFlap,
+  isFlapDuration,
   isRdgType,
   rdgCode,
   rdgPairKey,
+  rdgSessionSeconds,
   type RdgPairKey,
 } from '../rules.ts';
 import type { BatchWork, RdgPending } from '../work.ts';
@@ -94,6 +103,15 @@ export const rdgFlapRule: Rule = {
       return;
     }
     const conn = work.pendingRdg(host, key, 'connect');
+    const seconds = rdgSessionSeconds(ev.e.details);
+    if (seconds !== null) {
+      const used = conn && conn.occurred_at <= occurredAt;
+      if (used) work.setPendingRdg(host, key, 'connect', null);
+      // Decided: a repeated delivery of either is skipped, not left waiting.
+      work.addPaired(used ? [conn.event_id, me.event_id] : [me.event_id]);
+      if (isFlapDuration(seconds)) recordFlap(ev, work, p.key, null, me, seconds);
+      return;
+    }
     if (conn && conn.occurred_at <= occurredAt) {
       work.setPendingRdg(host, key, 'connect', null);
       pairUp(ev, work, p.key, conn, me);
@@ -109,14 +127,26 @@ function pairUp(ev: EventCtx, work: BatchWork, key: RdgPairKey, conn: RdgPending
   // Both halves are used up: a repeated delivery of either (in a later batch) is skipped, not left waiting.
   work.addPaired([conn.event_id, disc.event_id]);
   if (!isFlap(conn.occurred_at, disc.occurred_at)) return;
+  recordFlap(ev, work, key, conn, disc, (disc.occurred_at.getTime() - conn.occurred_at.getTime()) / 1000);
+}
+
+/** A flap of `seconds`: a pair, or (conn null) a 303 the gateway timed. Opens or extends the flap problem, badges its events. */
+function recordFlap(
+  ev: EventCtx,
+  work: BatchWork,
+  key: RdgPairKey,
+  conn: RdgPending | null,
+  disc: RdgPending,
+  seconds: number,
+): void {
   const { host } = ev;
   const flapAt = windowTime(disc.occurred_at, disc.received_at).at;
   const pair = {
-    connect_event_id: conn.event_id,
+    connect_event_id: conn?.event_id ?? null,
     disconnect_event_id: disc.event_id,
     session_id: key.session_id,
     ...(key.session_id === null ? { user: key.user, resource: key.resource, client: key.client } : {}),
-    seconds: (disc.occurred_at.getTime() - conn.occurred_at.getTime()) / 1000,
+    seconds,
     disconnect_occurred_at: flapAt.toISOString(),
   };
   const problemId = work.correlate({
@@ -144,14 +174,18 @@ function pairUp(ev: EventCtx, work: BatchWork, key: RdgPairKey, conn: RdgPending
     seed: `${disc.event_id}:${FLAP_TYPE}:${FLAP_RULE}`,
     rdgFlap: true,
     timeline: [
-      {
-        event_id: conn.event_id,
-        occurred_at: windowTime(conn.occurred_at, conn.received_at).at,
-        received_at: conn.received_at,
-        type: conn.type,
-        severity: conn.severity,
-        title: conn.title,
-      },
+      ...(conn
+        ? [
+            {
+              event_id: conn.event_id,
+              occurred_at: windowTime(conn.occurred_at, conn.received_at).at,
+              received_at: conn.received_at,
+              type: conn.type,
+              severity: conn.severity,
+              title: conn.title,
+            },
+          ]
+        : []),
       {
         event_id: disc.event_id,
         occurred_at: flapAt,
@@ -178,7 +212,23 @@ function pairUp(ev: EventCtx, work: BatchWork, key: RdgPairKey, conn: RdgPending
     },
   });
   work.addFlapEvents([
-    { event_id: conn.event_id, problem_id: problemId, role: 'connect', partner_event_id: disc.event_id, session_id: key.key },
-    { event_id: disc.event_id, problem_id: problemId, role: 'disconnect', partner_event_id: conn.event_id, session_id: key.key },
+    ...(conn
+      ? [
+          {
+            event_id: conn.event_id,
+            problem_id: problemId,
+            role: 'connect' as const,
+            partner_event_id: disc.event_id,
+            session_id: key.key,
+          },
+        ]
+      : []),
+    {
+      event_id: disc.event_id,
+      problem_id: problemId,
+      role: 'disconnect',
+      partner_event_id: conn?.event_id ?? null,
+      session_id: key.key,
+    },
   ]);
 }
