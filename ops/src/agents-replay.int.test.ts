@@ -167,6 +167,8 @@ describe('the real agents, replayed', () => {
     expect(row(byName['winrm session']!)).toEqual(['winrm.session.started', 'CORP\\admin', '10.0.0.7']); // source_ip
     expect(row(byName['smb admin share']!)).toEqual(['smb.admin_share.access', 'CORP\\admin', '10.0.0.8']);
     expect(row(byName['account locked']!)).toEqual(['auth.account.locked', 'carol', '']);
+    // The burst alert names its source only in bucket_key (tier2:ip:<address>): searchable by it.
+    expect(row(byName['rdp bruteforce burst']!)).toEqual(['rdp.bruteforce.burst', '', '203.0.113.50']);
     expect(row(byName['ssh login failed']!)).toEqual(['ssh.login.failed', 'root', '203.0.113.70']); // ip
     expect(row(byName['ssh ban']!)).toEqual(['ssh.ip.banned', '', '203.0.113.70']);
     expect(row(byName['sudo']!)).toEqual(['privilege.sudo.command', 'deploy', '']);

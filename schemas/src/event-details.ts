@@ -4,9 +4,11 @@
 
 /**
  * The event's user, first non-empty wins. rdp-login-monitor (Login_Monitor.ps1) sends `user` on logins,
- * 4625, RD Gateway, WinRM, SMB and 4740 events and `target_user` on RDS shadow events.
+ * 4625, RD Gateway, WinRM, SMB and 4740 events; on RDS shadow events (rdp.shadow.control.*) the one who
+ * acts is `shadower_user` (`target_user` is the one watched). Burst alerts carry theirs in `bucket_key`
+ * (burstBucket below): read a user with eventUserOf, an address with sourceAddressOf.
  */
-export const ACTOR_USER_KEYS = ['user', 'username', 'target_user', 'account'] as const;
+export const ACTOR_USER_KEYS = ['user', 'username', 'shadower_user', 'target_user', 'account'] as const;
 
 /**
  * The remote (client) address, first non-empty wins: `source_ip` (rdp-login-monitor on WinRM and SMB,
@@ -14,6 +16,35 @@ export const ACTOR_USER_KEYS = ['user', 'username', 'target_user', 'account'] as
  * client address; `internal_ip` there is the gateway's resource, not a source), `client_ip`, `ip`.
  */
 export const SOURCE_ADDRESS_KEYS = ['source_ip', 'ip_address', 'external_ip', 'client_ip', 'ip'] as const;
+
+/**
+ * What rdp-login-monitor's burst alert (rdp.bruteforce.burst) says only in `details.bucket_key`
+ * (Login_Monitor.ps1, Get-FailedLogonSourceKeyPart and the keys of its 4625 rate limit):
+ * `tier1:<source>|<user>` (one user from one source) or `tier2:<source>` (one source), the source being
+ * `ip:<address>`, `wks:<workstation>` or `unknown`, the user `(не указан)` when Windows gave none.
+ */
+export function burstBucket(details: unknown): { address: string | null; workstation: string | null; user: string | null } {
+  const none = { address: null, workstation: null, user: null };
+  const key = detailText(details, ['bucket_key']);
+  const m = key === null ? null : /^tier[12]:(?:ip:([^|]+)|wks:([^|]+)|unknown)(?:\|(.+))?$/s.exec(key);
+  if (!m) return none;
+  const user = m[3]?.trim();
+  return {
+    address: m[1]?.trim() || null,
+    workstation: m[2]?.trim() || null,
+    user: user && user !== '(не указан)' ? user : null,
+  };
+}
+
+/** The event's user: ACTOR_USER_KEYS, else a burst alert's bucket user; null when none. */
+export function eventUserOf(details: unknown): string | null {
+  return detailText(details, ACTOR_USER_KEYS) ?? burstBucket(details).user;
+}
+
+/** The event's remote address: SOURCE_ADDRESS_KEYS, else a burst alert's bucket address; null when none. */
+export function sourceAddressOf(details: unknown): string | null {
+  return detailText(details, SOURCE_ADDRESS_KEYS) ?? burstBucket(details).address;
+}
 
 /** An agent daily report's HTML body (rdp-login-monitor: `report_html`), else `html`. */
 export const REPORT_HTML_KEYS = ['report_html', 'html'] as const;

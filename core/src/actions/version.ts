@@ -89,26 +89,37 @@ export function tagsFromLsRemote(out: string): string[] {
 
 /**
  * Where an agent repository states its version at a commit, first found wins (the agents' own files):
- * - `version.txt`: its first non-empty line (rdp-login-monitor; Deploy-LoginMonitor.ps1 Read-VersionLineFromFile);
- * - `Login_Monitor.ps1`: `$ScriptVersion = "…"` (Deploy-LoginMonitor.ps1 Get-LocalDeployedVersion's pattern);
+ * - `Login_Monitor.ps1`: `$ScriptVersion = "…"` (Deploy-LoginMonitor.ps1 Get-LocalDeployedVersion's
+ *   pattern): first, because it is what the Windows agent reports in every event (issue 31: version.txt
+ *   may run ahead, `2.1.7.1` beside `2.1.7-SAC`, and an update aimed at it never saw the agent report it);
+ * - `version.txt`: its first non-empty line (rdp-login-monitor's deploy installs by it, Read-VersionLineFromFile;
+ *   the bundle's deploy check reads it, DEPLOY_VERSION_SOURCE);
  * - `ssh-monitor`: `SSH_MONITOR_VERSION="…"` (ssh-monitor's Makefile reads it with the same pattern).
  * The newest tag is the fallback, read by the caller.
  */
-export const VERSION_SOURCES: readonly { path: string; read: (text: string) => string | null }[] = [
-  {
-    path: 'version.txt',
-    read: (text) => {
-      const line = text
-        .replace(/^\uFEFF/, '')
-        .split(/\r?\n/)
-        .slice(0, 3)
-        .find((l) => /\S/.test(l));
-      return line === undefined ? null : line.trim();
-    },
+export interface VersionFile {
+  path: string;
+  read: (text: string) => string | null;
+}
+
+/** version.txt, what rdp-login-monitor's deploy installs by (and writes to deployed_version.txt). */
+export const DEPLOY_VERSION_SOURCE: VersionFile = {
+  path: 'version.txt',
+  read: (text) => {
+    const line = text
+      .replace(/^\uFEFF/, '')
+      .split(/\r?\n/)
+      .slice(0, 3)
+      .find((l) => /\S/.test(l));
+    return line === undefined ? null : line.trim();
   },
+};
+
+export const VERSION_SOURCES: readonly VersionFile[] = [
   {
     path: 'Login_Monitor.ps1',
     read: (text) => /^\s*\$ScriptVersion\s*=\s*["']([^"']+)["']/m.exec(text.split(/\r?\n/).slice(0, 120).join('\n'))?.[1] ?? null,
   },
+  DEPLOY_VERSION_SOURCE,
   { path: 'ssh-monitor', read: (text) => /^SSH_MONITOR_VERSION="([^"\n]*)"/m.exec(text)?.[1] ?? null },
 ];

@@ -1,7 +1,7 @@
 // Remote actions in a real browser against the real API, the real `actions` worker role and a
 // WS-Management test double over a real socket (testkit/src/wsman-double.ts): host page (WinRM test,
 // sessions and log-off, SSH check failure with its reason, agent update through the agent's own
-// Deploy-LoginMonitor.ps1, outdated flag from the repository's version.txt), event page
+// Deploy-LoginMonitor.ps1, outdated flag from the repository's $ScriptVersion), event page
 // (terminate an RDP session; gateway qwinsta and log-off as a monitor), Settings → Remote access
 // (the target networks set there first, with their rules said in words; NTLM chosen there, password
 // never shown, a wrong password refused with the WinRM reason, git test of unsaved values). The double
@@ -31,7 +31,7 @@ import { axeSerious, chooseOption, confirmDialog, DESKTOP, loginAs, screenshots 
 const WIN_USER = 'CORP\\svc-watchpost';
 const WIN_PASSWORD = 'win-Pa55"word&';
 // The Windows agent as released (rdp-login-monitor 2.1.7-SAC) and the version its repository's branch
-// head states after one more commit (version.txt, as PTah/RDP-login-monitor: no tags).
+// head states after one more commit (Login_Monitor.ps1's $ScriptVersion, as PTah/RDP-login-monitor: no tags).
 const AGENT_FROM = '2.1.7-SAC';
 const AGENT_TO = '2.1.8-SAC';
 
@@ -297,7 +297,7 @@ describe('remote actions in the browser', () => {
     expect(await axeSerious(page)).toEqual([]);
   });
 
-  it('host page: a failed SSH check shows its reason; the agent update is done when the agent reports the version.txt version', async () => {
+  it('host page: a failed SSH check shows its reason; the agent update is done when the agent reports the $ScriptVersion version', async () => {
     await page.goto(`${srv.url}/hosts/${linuxHost}`);
     await page.click('button:has-text("Check SSH admin")');
     const ssh = await outcome(page, 'ssh-check');
@@ -308,7 +308,7 @@ describe('remote actions in the browser', () => {
     );
     expect(ssh.error).toBe(failed.rows[0]!.error.replace(/\s+/g, ' ').trim());
 
-    // Windows update: the repository's version.txt names the version; the agent's own deploy script
+    // Windows update: the repository's $ScriptVersion names the version; the agent's own deploy script
     // installs it and the agent reports it (deployLikeWindows).
     await page.goto(`${srv.url}/settings/remote-access`);
     await page.waitForSelector('[data-testid=repo-windows]');
@@ -317,7 +317,7 @@ describe('remote actions in the browser', () => {
     await page.locator('[data-testid=repo-windows] button:has-text("Save")').click();
     await page.waitForSelector('.n-message:has-text("Agent updates (windows) saved")');
     win.onPowerShell = deployLikeWindows;
-    // Once the worker has read version.txt at the branch head, the host is outdated.
+    // Once the worker has read the branch head's version, the host is outdated.
     await expect
       .poll(
         async () => {
@@ -339,7 +339,7 @@ describe('remote actions in the browser', () => {
     // `transport` belongs to the winrm.* kinds only (api/ACTIONS.md): none shown for agent.update.
     expect(update).toMatchObject({ status: 'succeeded', transport: '', error: '' });
     expect(update.result).toBe(`Agent windows now at version ${AGENT_TO} (was ${AGENT_FROM})`);
-    // The version is the agent's own report (correlate), and what the bundle built from version.txt holds.
+    // The version is the agent's own report (correlate), and what the bundle built from the head holds.
     const done = await srv.h.stores.pg.query<{ product_version: string }>('SELECT product_version FROM hosts WHERE id = $1', [
       winHost,
     ]);
@@ -351,7 +351,7 @@ describe('remote actions in the browser', () => {
     expect(await text(page, 'dt:text-is("Agent") + dd')).toBe(`rdp-login-monitor ${AGENT_TO}`);
   });
 
-  it('settings: "Test git connection" tests the unsaved form values; hosts older than version.txt are flagged outdated', async () => {
+  it('settings: "Test git connection" tests the unsaved form values; hosts older than the latest version are flagged outdated', async () => {
     await srv.h.stores.pg.query(`UPDATE hosts SET product_version = $2 WHERE id = $1`, [winHost, AGENT_FROM]);
     await page.goto(`${srv.url}/settings/remote-access`);
     await page.waitForSelector('[data-testid=repo-linux]');
@@ -364,8 +364,8 @@ describe('remote actions in the browser', () => {
     await page.locator('[data-testid=repo-linux] button:has-text("Test git connection")').click();
     const found = await outcome(page, 'git-test-linux');
     expect(found).toMatchObject({ status: 'succeeded', error: '' });
-    // The branch head's version.txt, not a tag: the agent's repository has none.
-    expect(found.result).toBe(`Repository reachable; branch found; latest release ${AGENT_TO} from version.txt (0 tags)`);
+    // The branch head's $ScriptVersion (what the agent reports), not a tag: the agent's repository has none.
+    expect(found.result).toBe(`Repository reachable; branch found; latest release ${AGENT_TO} from Login_Monitor.ps1 (0 tags)`);
     // Nothing was saved by the test.
     const r = await srv.h.stores.pg.query<{ value: { linux?: unknown } }>(
       `SELECT value FROM settings WHERE key = 'actions.agent_update'`,

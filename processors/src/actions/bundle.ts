@@ -5,7 +5,8 @@
 // Deploy-LoginMonitor.ps1 -SourceShareRoot <share>, which needs version.txt, Login_Monitor.ps1 and
 // Sac-Client.ps1 in that folder. The bundle is that folder as a zip: the repository at the branch's
 // commit (git archive of a tree where each PowerShell file lacking a BOM got one; files that have one,
-// UTF-8 or UTF-16, are kept), plus version.txt when the repository states its version elsewhere.
+// UTF-8 or UTF-16, are kept), plus version.txt when the repository states its version elsewhere, and
+// without the repository's public settings example (SETTINGS_EXAMPLE, below).
 // Stored once per commit in `agent_bundles`; the host gets a signed link to
 // GET /api/v1/agent-bundles/{id}.zip on the service (SERVICE_PUBLIC_URL).
 import { createHash } from 'node:crypto';
@@ -13,7 +14,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ActionJobOf } from '@watchpost/schemas';
-import { checkGitUrl, findBundle, signedBundleUrl, storeBundle } from '@watchpost/core';
+import { DEPLOY_VERSION_SOURCE, checkGitUrl, findBundle, signedBundleUrl, storeBundle } from '@watchpost/core';
 import type { ActionDeps } from './deps.ts';
 import { RemoteError } from './errors.ts';
 import { runGit, versionAtHead, type GitOpts } from './git.ts';
@@ -22,6 +23,16 @@ import { runGit, versionAtHead, type GitOpts } from './git.ts';
 export const DEPLOY_SCRIPT = 'Deploy-LoginMonitor.ps1';
 
 const UTF8_BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * Left out of every bundle (issue 31). Deploy-LoginMonitor.ps1 (Sync-RdpMonitorSettingsFromShare) patches
+ * the host's settings from this file when it finds it beside itself: unless the host's $SacApiKey is a
+ * quoted 'sac_…' literal, it replaces the host's SAC block with the example's (the public repository's:
+ * $UseSAC 'off', a placeholder URL, no key), and the monitor, forced to 'fallback' with no key, exits at
+ * every start: the update switched the host off. Without the file the deploy logs "на шаре нет
+ * login_monitor.settings.example.ps1" and leaves the host's settings as they are.
+ */
+export const SETTINGS_EXAMPLE = 'login_monitor.settings.example.ps1';
 
 /** PowerShell files Windows PowerShell 5.1 decodes by BOM (scripts, modules, manifests). */
 export function isPowerShellFile(path: string): boolean {
@@ -58,6 +69,8 @@ async function bundleZip(src: string, scratch: string, version: string, opts: Gi
     await runGit(['update-index', '--cacheinfo', `${m[1]},${sha},${m[3]}`], g);
     bommed++;
   }
+  if (entries.some((e) => e.endsWith(`\t${SETTINGS_EXAMPLE}`)))
+    await runGit(['update-index', '--force-remove', '--', SETTINGS_EXAMPLE], g);
   if (!entries.some((e) => e.endsWith('\tversion.txt'))) {
     // Deploy-LoginMonitor.ps1 stops without version.txt in the source folder (one line, the version).
     const file = join(scratch, 'version.txt');
@@ -75,7 +88,7 @@ export async function ensureBundle(
   deps: ActionDeps,
   job: ActionJobOf<'agent.update'>,
   signal: AbortSignal,
-): Promise<{ id: number; version: string; source: string | null; sha256: string; commit: string }> {
+): Promise<{ id: number; version: string; deploys: string; source: string | null; sha256: string; commit: string }> {
   const allowFile = deps.config.actions.agentUpdate.allowFileUrls;
   const url = checkGitUrl(job.git_url, { allowFile });
   if (!url.ok) throw new RemoteError(url.reason);
@@ -89,22 +102,24 @@ export async function ensureBundle(
       throw new RemoteError(`git clone ${url.url} (${job.branch}): ${(err as Error).message.replace(/^git clone: /, '')}`);
     }
     const commit = (await runGit(['rev-parse', 'HEAD'], { ...opts, cwd: src })).trim();
-    const key = { kind: 'windows', gitUrl: url.url, branch: job.branch, commit } as const;
-    const found = await findBundle(deps.pg, key);
-    if (found) return { ...found, commit };
     if ((await runGit(['ls-tree', '--name-only', 'HEAD', '--', DEPLOY_SCRIPT], { ...opts, cwd: src })).trim() !== DEPLOY_SCRIPT)
       throw new RemoteError(
         `the branch ${job.branch} of ${url.url} has no ${DEPLOY_SCRIPT} at its root: not an rdp-login-monitor repository`,
       );
+    // What the agent will report ($ScriptVersion first), and what the deploy installs by (version.txt).
     const { version, source } = await versionAtHead(src, opts);
     if (!version)
       throw new RemoteError(`the branch ${job.branch} of ${url.url} states no version (no version.txt, version variable or tag)`);
+    const deploys = (await versionAtHead(src, { ...opts, sources: [DEPLOY_VERSION_SOURCE], tags: [] })).version ?? version;
+    const key = { kind: 'windows', gitUrl: url.url, branch: job.branch, commit } as const;
+    const found = await findBundle(deps.pg, key);
+    if (found) return { ...found, version, source, deploys, commit };
     const { zip, bommed } = await bundleZip(src, dir, version, opts);
     const sha256 = createHash('sha256').update(zip).digest('hex');
     deps.log.info({ git_url: url.url, commit, version, bommed }, 'agent bundle built');
     // A concurrent build of the same commit may have won: the stored zip (and its hash) is what is served.
     const stored = await storeBundle(deps.pg, key, { version, source, sha256, zip });
-    return { id: stored.id, version, source, sha256: stored.sha256, commit };
+    return { id: stored.id, version, deploys, source, sha256: stored.sha256, commit };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -115,7 +130,7 @@ export async function windowsBundleUrl(
   deps: ActionDeps,
   job: ActionJobOf<'agent.update'>,
   signal: AbortSignal,
-): Promise<{ url: string; sha256: string; version: string; source: string | null; commit: string }> {
+): Promise<{ url: string; sha256: string; version: string; deploys: string; source: string | null; commit: string }> {
   const base = deps.config.actions.agentUpdate.publicUrl;
   if (!base)
     throw new RemoteError('SERVICE_PUBLIC_URL is not set: Windows hosts need it to download the agent bundle from the service');
@@ -124,6 +139,7 @@ export async function windowsBundleUrl(
     url: signedBundleUrl(deps.secretsKey, base, b.id),
     sha256: b.sha256,
     version: b.version,
+    deploys: b.deploys,
     source: b.source,
     commit: b.commit,
   };

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createRdpAgentRepo, createTestGitRepo, type TestGitRepo } from '@watchpost/testkit/actions';
+import { createRdpAgentRepo, createTestGitRepo, rdpAgentFiles, type TestGitRepo } from '@watchpost/testkit/actions';
 import { readLatestVersion } from './git.ts';
 import { isPowerShellFile, withUtf8Bom } from './bundle.ts';
 import { LINUX_UPDATER_SCRIPT } from './linux-updater.ts';
@@ -23,18 +23,26 @@ const sshMonitor = (version: string) =>
   `#!/bin/bash\nset -Eeuo pipefail\nCONFIG_FILE="/etc/ssh-monitor.conf"\nSSH_MONITOR_VERSION="${version}"\n`;
 
 describe('latest version of a repository', () => {
-  it('rdp-login-monitor: version.txt at the branch head, no tags', async () => {
+  it('rdp-login-monitor: the $ScriptVersion the agent reports, at the branch head, no tags; version.txt when the script states none', async () => {
     const repo = track(createRdpAgentRepo('2.1.7-SAC'));
     const r = await readLatestVersion(repo.url, 'main', opts);
-    expect(r).toMatchObject({ version: '2.1.7-SAC', source: 'version.txt', tags: [] });
+    expect(r).toMatchObject({ version: '2.1.7-SAC', source: 'Login_Monitor.ps1', tags: [] });
     expect(r.commit).toMatch(/^[0-9a-f]{40}$/);
-    repo.commit({ 'version.txt': '2.1.8-SAC\r\n' });
+    // version.txt running ahead (a hotfix label) is not what the agent will report (issue 31).
+    repo.commit({ 'version.txt': '2.1.7.1\r\n' });
+    expect(await readLatestVersion(repo.url, 'main', opts)).toMatchObject({ version: '2.1.7-SAC', source: 'Login_Monitor.ps1' });
+    repo.commit({ 'version.txt': '2.1.8-SAC\r\n', 'Login_Monitor.ps1': rdpAgentFiles('2.1.8-SAC')['Login_Monitor.ps1']! });
     expect((await readLatestVersion(repo.url, 'main', opts)).version).toBe('2.1.8-SAC');
+    repo.commit({ 'Login_Monitor.ps1': '# no version here\n' });
+    expect(await readLatestVersion(repo.url, 'main', opts)).toMatchObject({ version: '2.1.8-SAC', source: 'version.txt' });
   });
 
   it('a branch is read at its own head', async () => {
     const repo = track(createRdpAgentRepo('2.1.7-SAC'));
-    repo.commit({ 'version.txt': '2.2.0-SAC\n' }, { branch: 'next' });
+    repo.commit(
+      { 'version.txt': '2.2.0-SAC\n', 'Login_Monitor.ps1': rdpAgentFiles('2.2.0-SAC')['Login_Monitor.ps1']! },
+      { branch: 'next' },
+    );
     expect((await readLatestVersion(repo.url, 'next', opts)).version).toBe('2.2.0-SAC');
     expect((await readLatestVersion(repo.url, 'main', opts)).version).toBe('2.1.7-SAC');
     await expect(readLatestVersion(repo.url, 'nope', opts)).rejects.toThrow(/no branch nope/);

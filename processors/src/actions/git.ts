@@ -17,6 +17,7 @@ import {
   tagsFromLsRemote,
   validBranch,
   VERSION_SOURCES,
+  type VersionFile,
 } from '@watchpost/core';
 import type { ActionDeps } from './deps.ts';
 import { RemoteError } from './errors.ts';
@@ -95,9 +96,9 @@ export type VersionSource = 'version.txt' | 'Login_Monitor.ps1' | 'ssh-monitor' 
  */
 export async function versionAtHead(
   dir: string,
-  opts: GitOpts & { tags?: string[] },
+  opts: GitOpts & { tags?: string[]; sources?: readonly VersionFile[] },
 ): Promise<{ version: string | null; source: VersionSource | null }> {
-  for (const s of VERSION_SOURCES) {
+  for (const s of opts.sources ?? VERSION_SOURCES) {
     const text = await runGit(['show', `HEAD:${s.path}`], { ...opts, cwd: dir }).catch(() => null);
     if (text === null) continue;
     const raw = s.read(text);

@@ -25,6 +25,7 @@ import {
   type WsmanDouble,
 } from '@watchpost/testkit/actions';
 import { processBatch } from '../correlate/processor.ts';
+import { SETTINGS_EXAMPLE } from './bundle.ts';
 
 let h: ApiHarness;
 let win: WsmanDouble;
@@ -219,7 +220,7 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
       version: '2.1.8-SAC',
       previous_version: '2.1.7-SAC',
       deployed_version: '2.1.8-SAC',
-      version_source: 'version.txt',
+      version_source: 'Login_Monitor.ps1',
       commit: expect.stringMatching(/^[0-9a-f]{40}$/),
       git_url: repo.url,
       branch: 'main',
@@ -245,9 +246,15 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
     expect(script).not.toMatch(/AllowDowngrade|WhatIf|SkipStartMonitorAfterUpdate|install\.ps1/);
     expect(script).toContain('Remove-Item -LiteralPath $staging -Recurse -Force');
 
-    // The bundle: the repository at 2.1.8-SAC, every .ps1 with exactly one UTF-8 BOM, other files as they are.
+    // The bundle: the repository at 2.1.8-SAC, every .ps1 with exactly one UTF-8 BOM, other files as they
+    // are, and no settings example (the deploy would replace the host's SAC settings with it).
     const files = rdpAgentFiles('2.1.8-SAC');
-    expect([...staged.keys()].sort()).toEqual(Object.keys(files).sort());
+    expect(files).toHaveProperty([SETTINGS_EXAMPLE]);
+    expect([...staged.keys()].sort()).toEqual(
+      Object.keys(files)
+        .filter((f) => f !== SETTINGS_EXAMPLE)
+        .sort(),
+    );
     for (const [name, content] of staged) {
       const original = Buffer.from(files[name]!);
       if (name.endsWith('.ps1')) {
@@ -265,7 +272,7 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
     expect(host.rows[0].product_version).toBe('2.1.8-SAC');
     expect(await hostRow()).toMatchObject({ agent_version: '2.1.8-SAC', outdated: false });
     const bundles = await h.stores.pg.query('SELECT version, source FROM agent_bundles');
-    expect(bundles.rows).toEqual([{ version: '2.1.8-SAC', source: 'version.txt' }]);
+    expect(bundles.rows).toEqual([{ version: '2.1.8-SAC', source: 'Login_Monitor.ps1' }]);
   });
 
   it('a second update of the same commit reuses the bundle', async () => {
@@ -294,7 +301,7 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
     const r = await call('POST', `/hosts/${hostId}/actions/agent-update?wait=true`);
     expect(r.status).toBe(400);
     expect(r.body.error.message).toMatch(
-      /2\.1\.8-SAC is installed \(deployed_version\.txt\), but the agent has not reported it within 5 s \(its last reported version is 2\.1\.7-SAC\)/,
+      /2\.1\.8-SAC is installed \(deployed_version\.txt\), but the agent has not reported 2\.1\.8-SAC within 5 s \(its last reported version is 2\.1\.7-SAC\)/,
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(5000);
     const host = await h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);

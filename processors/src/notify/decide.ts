@@ -14,12 +14,12 @@ import {
 } from '@watchpost/core';
 import type { Config, Pool } from '@watchpost/runtime';
 import {
-  ACTOR_USER_KEYS,
   REPORT_HTML_KEYS,
   REPORT_TEXT_KEYS,
-  SOURCE_ADDRESS_KEYS,
   agentToldChat,
   detailText,
+  eventUserOf,
+  sourceAddressOf,
   type EventEnvelope,
   type NotificationSubject,
   type ProblemMessage,
@@ -65,8 +65,8 @@ function eventSubject(
     occurred_at: e.occurred_at,
     received_at: env.received_at,
   };
-  const user = cap(detailText(e.details, ACTOR_USER_KEYS));
-  const ip = cap(detailText(e.details, SOURCE_ADDRESS_KEYS));
+  const user = cap(eventUserOf(e.details));
+  const ip = cap(sourceAddressOf(e.details));
   if (user) subject.actor_user = user;
   if (ip) subject.source_ip = ip;
   if (e.type.startsWith('report.daily.')) {

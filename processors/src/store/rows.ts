@@ -1,6 +1,6 @@
 // Envelope -> one row of the ClickHouse `events` table (pure; the column list is documented in
 // processors/README.md).
-import { ACTOR_USER_KEYS, SOURCE_ADDRESS_KEYS, detailText, type EventEnvelope } from '@watchpost/schemas';
+import { detailText, eventUserOf, sourceAddressOf, type EventEnvelope } from '@watchpost/schemas';
 // The subpath, not core's main entry: the decode workers load only this.
 import { windowTime } from '@watchpost/core/window-time';
 
@@ -100,8 +100,8 @@ export function envelopeToRow(env: EventEnvelope, eventJson?: string): EventRow 
     dedup_key: e.dedup_key ?? '',
     correlation_id: e.correlation_id ?? '',
     fingerprint: e.fingerprint ?? '',
-    actor_user: pickDetail(e.details, ACTOR_USER_KEYS),
-    source_ip: pickDetail(e.details, SOURCE_ADDRESS_KEYS),
+    actor_user: eventUserOf(e.details) ?? '',
+    source_ip: sourceAddressOf(e.details) ?? '',
     event_json: eventJson ?? JSON.stringify(e),
   };
 }

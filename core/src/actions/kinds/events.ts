@@ -1,6 +1,6 @@
 // What the event routes read from an event: its user and, for a remote-gateway event, the registered
 // Windows host behind its internal address.
-import { ACTOR_USER_KEYS, detailText } from '@watchpost/schemas';
+import { detailText, eventUserOf } from '@watchpost/schemas';
 import { findGatewayHost, type ActionHost } from '../../hosts/store.ts';
 import { gatewayAddress, validUserName } from '../validate.ts';
 import { notPossible, type ActionEvent, type ActionRouteContext } from './descriptor.ts';
@@ -11,9 +11,8 @@ import { notPossible, type ActionEvent, type ActionRouteContext } from './descri
  */
 export const GATEWAY_TARGET_KEYS = ['internal_address', 'target_address', 'internal_ip', 'target_host', 'resource'] as const;
 
-/** The event's user (details.user, username, target_user, account, else its actor user), when valid. */
-export const eventUser = (e: ActionEvent): string | null =>
-  validUserName(detailText(e.event.details, ACTOR_USER_KEYS) ?? e.actor_user);
+/** The event's user (schemas' eventUserOf, else its stored actor user), when valid. */
+export const eventUser = (e: ActionEvent): string | null => validUserName(eventUserOf(e.event.details) ?? e.actor_user);
 
 /** The registered Windows host behind a gateway event's internal address, and the event's user. */
 export async function gatewayTarget(

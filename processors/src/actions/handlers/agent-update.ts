@@ -69,8 +69,9 @@ async function linuxUpdate(deps: ActionDeps, job: Job, signal: AbortSignal): Pro
  * service (signed URL), check its SHA-256 (the download may be plain HTTP: the signature says who may
  * fetch, the hash what must arrive), unpack it to a fresh staging folder and run its
  * Deploy-LoginMonitor.ps1 -SourceShareRoot <staging> in a child Windows PowerShell, as the agent's GPO
- * startup script does. No other parameter: the deploy keeps login_monitor.settings.ps1 (it only patches
- * missing settings, see its Sync-RdpMonitorSettingsFromShare), never downgrades (no -AllowDowngrade),
+ * startup script does. No other parameter. The deploy keeps login_monitor.settings.ps1 only because the
+ * bundle carries no settings example (bundle.ts, SETTINGS_EXAMPLE: with one beside it, the deploy replaces
+ * a SAC block whose key is not a quoted 'sac_…' literal with the example's); it never downgrades (no -AllowDowngrade),
  * and restarts the monitor, which reports its version at once (Login_Monitor.ps1 -SendDeploySacNotice:
  * agent.lifecycle `updated`). The deploy always exits 0 and logs to deploy.log, so the script prints what
  * it left: `WATCHPOST-DEPLOYED=` the deployed_version.txt it wrote, `WATCHPOST-LOG ` the log lines of
@@ -157,12 +158,13 @@ async function windowsUpdate(deps: ActionDeps, job: Job, signal: AbortSignal): P
   const r = requireSuccess('the agent update', await client.run(exe!, args));
   const out = parseDeployOutput(r.stdout);
   const tail = out.log.slice(-5).join(' | ').slice(0, 800);
-  const c = out.deployed === null ? null : compareVersions(out.deployed, bundle.version);
+  // The deploy writes version.txt's line to deployed_version.txt; the agent then reports its $ScriptVersion.
+  const c = out.deployed === null ? null : compareVersions(out.deployed, bundle.deploys);
   if (c === null || c !== 0) {
     const why =
       c !== null && c > 0
-        ? `the host has ${out.deployed}, newer than ${bundle.version}: the deploy script does not downgrade`
-        : `${DEPLOY_SCRIPT} did not install ${bundle.version} (deployed_version.txt: ${out.deployed ?? 'none'})`;
+        ? `the host has ${out.deployed}, newer than ${bundle.deploys}: the deploy script does not downgrade`
+        : `${DEPLOY_SCRIPT} did not install ${bundle.deploys} (deployed_version.txt: ${out.deployed ?? 'none'})`;
     throw new RemoteError(`${why}${tail ? `; deploy.log: ${tail}` : ''}`);
   }
   // Done when the agent itself says so: its events set the host's version (correlate), not the tag name.
@@ -170,7 +172,7 @@ async function windowsUpdate(deps: ActionDeps, job: Job, signal: AbortSignal): P
   const seen = await awaitAgentReport(deps, job.target.host_id, bundle.version, waitMs, signal);
   if (!seen.ok)
     throw new RemoteError(
-      `${bundle.version} is installed (deployed_version.txt), but the agent has not reported it within ${Math.round(waitMs / 1000)} s ` +
+      `${bundle.deploys} is installed (deployed_version.txt), but the agent has not reported ${bundle.version} within ${Math.round(waitMs / 1000)} s ` +
         `(its last reported version is ${seen.reported ?? 'unknown'}); the host's version follows the agent's next event`,
     );
   return {
