@@ -25,7 +25,7 @@ import {
   type AgentCommand,
 } from '@watchpost/core';
 import { RemoteError } from './errors.ts';
-import { parseQwinsta, type WindowsSession } from './qwinsta.ts';
+import { parseQwinsta, repairOemText, type WindowsSession } from './qwinsta.ts';
 import type { ActionDeps } from './deps.ts';
 import { sessionOf } from './handlers/winrm-host.ts';
 
@@ -79,7 +79,8 @@ const tail = (c: AgentCommand) => {
 
 /** The sessions of a finished qwinsta command, or why there are none. */
 function qwinstaOutcome(c: AgentCommand): { ok: true; sessions: WindowsSession[]; raw: string } | { ok: false; error: string } {
-  const raw = text(c.result?.output);
+  // As the agent read it: on a ru-RU host, OEM bytes taken for ANSI (repairOemText turns them back).
+  const raw = repairOemText(text(c.result?.output));
   if (c.status === 'succeeded') return { ok: true, sessions: parseQwinsta(raw), raw };
   // qwinsta exits 1 with "No session exists" when nothing matches (as over WinRM, winrm-host.ts sessions()).
   if (c.status === 'failed' && /no session/i.test(text(c.result?.stderr))) return { ok: true, sessions: [], raw };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseQwinsta } from './qwinsta.ts';
-import { QWINSTA_RECORDED, QWINSTA_RECORDED_DE } from '@watchpost/testkit';
+import { parseQwinsta, repairOemText } from './qwinsta.ts';
+import { QWINSTA_RECORDED, QWINSTA_RECORDED_DE, QWINSTA_RECORDED_RU, asAgentReadsOem } from '@watchpost/testkit';
 
 describe('parseQwinsta', () => {
   it('reads the recorded English output', () => {
@@ -19,6 +19,22 @@ describe('parseQwinsta', () => {
       ['Administrator', 1, 'Aktiv'],
       ['alice', 2, 'Aktiv'],
     ]);
+  });
+  it('reads ru-RU output, as WinRM gives it and as the agent reads it in the OEM code page (issue 31)', () => {
+    const want = [
+      { session_name: 'services', username: '', id: 0, state: 'Диск', current: false },
+      { session_name: 'console', username: 'Администратор', id: 1, state: 'Активно', current: true },
+      { session_name: 'rdp-tcp#7', username: 'Иванов', id: 2, state: 'Активно', current: false },
+      { session_name: '', username: 'petrov', id: 3, state: 'Диск', current: false },
+      { session_name: 'rdp-tcp', username: '', id: 65536, state: 'Прослуш.', current: false },
+    ];
+    expect(parseQwinsta(QWINSTA_RECORDED_RU)).toEqual(want);
+    const agent = asAgentReadsOem(QWINSTA_RECORDED_RU);
+    expect(agent).toContain('‘…ЂЌ‘'); // "СЕАНС" as the agent hands it over
+    expect(agent).toContain('\u00a0'); // a small "а" read as a no-break space
+    expect(parseQwinsta(agent)).toEqual(want);
+    // Nothing else is touched: English, German, and Russian that needed no repair.
+    for (const text of [QWINSTA_RECORDED, QWINSTA_RECORDED_DE, QWINSTA_RECORDED_RU]) expect(repairOemText(text)).toBe(text);
   });
   it('nothing from empty or unexpected output', () => {
     expect(parseQwinsta('')).toEqual([]);
