@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import http from 'node:http';
 import https from 'node:https';
 import { tmpdir } from 'node:os';
-import type { TLSSocket } from 'node:tls';
+import tls, { type TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '@watchpost/runtime';
@@ -237,7 +237,7 @@ afterAll(async () => {
 });
 
 describe('ops/caddy/Caddyfile in front of the roles', () => {
-  it('serves a certificate that chains to its CA only; plain HTTP redirects to HTTPS', async () => {
+  it('serves a certificate that chains to its CA only; plain HTTP redirects a browser to HTTPS and refuses an agent', async () => {
     const cert = await peerCertificate(`${base}/health`, ca);
     expect(cert.checkHost('localhost')).toBe('localhost');
     expect(cert.issuer).toMatch(/Caddy Local Authority/);
@@ -245,13 +245,25 @@ describe('ops/caddy/Caddyfile in front of the roles', () => {
     await expect(
       new Promise((resolve, reject) => https.get(`${base}/health`, { agent: false }, resolve).on('error', reject)),
     ).rejects.toThrow(/self.signed|unable to (get|verify)/i);
-    const redirect = await direct(ports.http, 'GET', '/api/v1/agent/commands', { host: 'localhost' });
+    const redirect = await direct(ports.http, 'GET', '/events?page=2', { host: 'localhost' });
     expect(redirect.status).toBe(308);
     // (Caddy 2.6 leaves a non-default HTTPS port out of the redirect; compose serves 443.)
-    expect(redirect.headers.location).toMatch(/^https:\/\/localhost(:\d+)?\/api\/v1\/agent\/commands$/);
+    expect(redirect.headers.location).toMatch(/^https:\/\/localhost(:\d+)?\/events\?page=2$/);
+    // The agents' routes: a clear refusal, never a redirect (the Windows agent's .NET client does not
+    // follow one for a POST, and its key would have crossed the network in clear text already).
+    for (const [method, path] of [
+      ['POST', '/api/v1/events'],
+      ['POST', '/api/v1/events/batch'],
+      ['GET', '/api/v1/agent/commands'],
+      ['GET', '/health'],
+    ] as const) {
+      const r = await direct(ports.http, method, path, { host: 'localhost' });
+      expect([method, path, r.status, r.headers.location]).toEqual([method, path, 426, undefined]);
+      expect(r.body).toMatch(/agents must use https:\/\/localhost\/ as their base URL/);
+    }
   });
 
-  it('serves a provided certificate pair (TLS_MODE=files) made with openssl', async () => {
+  it('serves a provided certificate pair (TLS_MODE=files) made with openssl, over the TLS 1.2 suites Windows Server offers', async () => {
     const dir = join(work, 'files');
     mkdirSync(dir);
     const openssl = (...args: string[]) => {
@@ -260,7 +272,8 @@ describe('ops/caddy/Caddyfile in front of the roles', () => {
     };
     const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
     openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-subj', '/CN=watchpost test CA', '-days', '2');
-    openssl('req', ...ec, '-keyout', 'key.pem', '-out', 'site.csr', '-subj', '/CN=localhost');
+    // An RSA site key, as most Windows fleets' certificates are.
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'key.pem', '-out', 'site.csr', '-subj', '/CN=localhost');
     writeFileSync(join(dir, 'san.ext'), 'subjectAltName=DNS:localhost\n');
     openssl(
       'x509',
@@ -296,6 +309,30 @@ describe('ops/caddy/Caddyfile in front of the roles', () => {
       );
       expect((cert as X509Certificate).issuer).toBe('CN=watchpost test CA');
       expect((cert as X509Certificate).checkHost('localhost')).toBe('localhost');
+      // The Windows agent pins TLS 1.2 (Sac-Client.ps1). The suites AGENTS.md names are served; the
+      // CBC ones an unpatched Windows Server 2012 R2 is limited to are not.
+      const handshake = (ciphers: string) =>
+        new Promise<string>((resolve) => {
+          const s = tls.connect(
+            {
+              host: '127.0.0.1',
+              port: httpsPort,
+              servername: 'localhost',
+              ca: own,
+              ciphers,
+              minVersion: 'TLSv1.2',
+              maxVersion: 'TLSv1.2',
+            },
+            () => {
+              resolve(`${s.getProtocol()} ${s.getCipher().standardName}`);
+              s.end();
+            },
+          );
+          s.on('error', () => resolve('refused'));
+        });
+      expect(await handshake('ECDHE-RSA-AES128-GCM-SHA256')).toBe('TLSv1.2 TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256');
+      expect(await handshake('ECDHE-RSA-AES256-GCM-SHA384')).toBe('TLSv1.2 TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384');
+      expect(await handshake('ECDHE-RSA-AES256-SHA384')).toBe('refused');
     } finally {
       await stop(p);
     }
