@@ -92,6 +92,7 @@ try {
     actions,
     auth: authSettingsFrom(config, new TextEncoder().encode('bench-secret-bench-secret-bench-secret-0123')),
     verifyAgentKey: async () => false,
+    resentOf: async () => null,
   };
   const app = Fastify({ logger: false });
   await app.register(buildApiApp(deps));

@@ -139,6 +139,7 @@ async function measure(engine: string, ch: ClickHouseClient, database: string, p
     actions,
     auth: authSettingsFrom(config, new TextEncoder().encode('bench-secret-bench-secret-bench-secret-0123')),
     verifyAgentKey: async () => false,
+    resentOf: async () => null,
   };
   const app = Fastify({ logger: false });
   await app.register(buildApiApp(deps));

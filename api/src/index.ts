@@ -1,6 +1,6 @@
 // The `api` role: wires clients into the API plugin and creates the first admin at first start.
-import { createQueue, type Clients, type Config, type RoleStarter } from '@watchpost/runtime';
-import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas';
+import { createQueue, createRedis, readResentOf, type Clients, type Config, type RoleStarter } from '@watchpost/runtime';
+import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schemas';
 import { verifyApiKey } from '@watchpost/core';
 import { buildApiApp } from './app.ts';
 import { loadJwtSecret } from './auth/secret.ts';
@@ -19,17 +19,30 @@ export async function authSettings(config: Config): Promise<AuthSettings> {
   return authSettingsFrom(config, await loadJwtSecret(config.jwtSecret, config.stateDir));
 }
 
-export async function createApiDeps(config: Config, clients: Clients): Promise<ApiDeps> {
+export async function createApiDeps(config: Config, clients: Clients): Promise<ApiDeps & { close(): Promise<void> }> {
+  // Ingest's claims may live on a Redis of their own (SERVICE_CLAIMS_REDIS_URL): the explain view reads
+  // there why an event_id was not stored.
+  const ownClaimsRedis =
+    config.claimsRedisUrl === config.redisUrl ? null : createRedis(config.claimsRedisUrl, { timeouts: config.redisTimeouts });
+  const claimsRedis = ownClaimsRedis ?? clients.redis;
+  const notifications = createQueue<LoginRateLimitedJob>(config, NOTIFICATIONS_QUEUE, clients.bullmqConnection());
+  const actions = createActionsQueue(config, clients.bullmqConnection());
   return {
     config,
     pg: clients.pg,
     redis: clients.redis,
     redisKeyPrefix: config.redisKeyPrefix,
     clickhouse: clients.clickhouse,
-    notifications: createQueue(config, NOTIFICATIONS_QUEUE, clients.bullmqConnection()),
-    actions: createActionsQueue(config, clients.bullmqConnection()),
+    notifications,
+    actions,
     auth: await authSettings(config),
     verifyAgentKey: async (key) => (await verifyApiKey(clients.pg, key)) !== null,
+    resentOf: (eventId) => readResentOf(claimsRedis, config.claimKeyPrefix, eventId),
+    async close() {
+      await notifications.close();
+      await actions.close();
+      await ownClaimsRedis?.quit().catch(() => ownClaimsRedis.disconnect());
+    },
   };
 }
 
@@ -39,9 +52,6 @@ export const apiRole: RoleStarter = async ({ config, log, clients }) => {
   return {
     routes: buildApiApp(deps),
     checks: clients.checks(),
-    close: async () => {
-      await deps.notifications.close();
-      await deps.actions.close();
-    },
+    close: () => deps.close(),
   };
 };

@@ -23,6 +23,7 @@ export async function openApiDocument(): Promise<Record<string, unknown>> {
     actions: inert,
     auth: authSettingsFrom(config, new Uint8Array(32)),
     verifyAgentKey: unused,
+    resentOf: unused,
   };
   const app = Fastify({ logger: false });
   await app.register(buildApiApp(deps));

@@ -53,6 +53,8 @@ export interface ApiDeps {
   auth: AuthSettings;
   /** True when the key is a valid, unrevoked agent API key (ingest's api_keys table). */
   verifyAgentKey(key: string): Promise<boolean>;
+  /** The stored event_id ingest took `eventId` to be a re-send of (ingest/src/resend.ts), else null. */
+  resentOf: (eventId: string) => Promise<string | null>;
 }
 
 declare module 'fastify' {

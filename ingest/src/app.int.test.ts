@@ -8,7 +8,10 @@ import { createKafka } from '@watchpost/runtime';
 import { metrics } from '@watchpost/runtime';
 import { loadConfig } from '@watchpost/runtime';
 import { decodeEnvelope } from '@watchpost/schemas';
-import { sampleEvent } from '@watchpost/testkit';
+import { randomUUID } from 'node:crypto';
+import type { EventV1 } from '@watchpost/schemas';
+import { rdpMonitor, sampleEvent, windowsAgent } from '@watchpost/testkit';
+import { resendKeyOf } from './resend.ts';
 import { buildIngestApp, type IngestService } from './app.ts';
 import { IngestPipeline } from './pipeline.ts';
 import { createApiKey, revokeApiKey } from '@watchpost/core';
@@ -351,6 +354,85 @@ describe('the commit after the Kafka ack', () => {
     });
     expect(o).toEqual({ status: 'duplicate', reason: 'event_id claimed by another request meanwhile' });
     await pipeline.close();
+  });
+});
+
+// Issue 31 item 2: rdp-login-monitor posts the same Windows events again under new ids after a
+// connection failure (resend.ts); the same host, type, time on the host and content are one event.
+describe('an agent that re-sends under new event_ids', () => {
+  const ws = windowsAgent('WS-RESEND');
+  const repost = (e: EventV1): EventV1 => ({ ...structuredClone(e), event_id: randomUUID() });
+
+  it('answers the re-send 409 naming the stored event; Kafka holds it once', async () => {
+    const e = rdpMonitor.loginFailed(ws, 'CORP\\erin', '203.0.113.61', new Date(Date.now() - 5000));
+    const again = repost(e);
+    expect((await post(e)).statusCode).toBe(201);
+    expect(await claimStateSoon(e.event_id, 'stored')).toBe('stored');
+    const r = await post(again);
+    expect(r.statusCode).toBe(409);
+    expect(r.json().error).toEqual({
+      code: 'DUPLICATE_EVENT',
+      message: expect.stringContaining(`already stored as ${e.event_id}`),
+      details: { event_id: again.event_id, resent_of: e.event_id },
+    });
+    expect(await ingest.claims.state(again.event_id)).toMatchObject({ state: 'resent', resentOf: e.event_id });
+    // The original's own retry is still the plain duplicate; another event of the same host is new.
+    expect((await post(e)).json().error.details).toEqual({ event_id: e.event_id });
+    const other = rdpMonitor.loginFailed(ws, 'CORP\\erin', '203.0.113.61', new Date(Date.now() - 4999));
+    expect((await post(other)).statusCode).toBe(201);
+    expect(await messagesFor(e.event_id)).toHaveLength(1);
+    expect(await messagesFor(again.event_id)).toHaveLength(0);
+    const line = logs.lines().find((l) => l.msg === 'ingest' && l.event_id === again.event_id);
+    expect(line).toMatchObject({ outcome: 'duplicate', reason: `same event already stored as ${e.event_id}` });
+  });
+
+  it('two copies in flight at once: one is stored, the other answers 409', async () => {
+    const e = rdpMonitor.winrmSession(ws, 'CORP\\admin', '10.0.0.61', new Date(Date.now() - 3000));
+    const copies = [e, repost(e), repost(e)];
+    const answers = await Promise.all(copies.map((c) => post(c)));
+    expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 409, 409]);
+    const stored = copies[answers.findIndex((a) => a.statusCode === 201)]!;
+    for (const a of answers.filter((x) => x.statusCode === 409)) expect(a.json().error.details.resent_of).toBe(stored.event_id);
+    const all = await reader.caughtUp();
+    expect(all.filter((m) => copies.some((c) => m.value.includes(c.event_id)))).toHaveLength(1);
+  });
+
+  it('a first post Kafka refused leaves nothing behind: its re-send is stored', async () => {
+    const e = rdpMonitor.adminShare(ws, 'CORP\\admin', '10.0.0.61', undefined, new Date(Date.now() - 2000));
+    const refusing = new IngestPipeline({
+      claims: ingest.claims,
+      sink: {
+        send: async () => {
+          throw new Error('broker down');
+        },
+        ready: async () => false,
+        close: async () => {},
+      },
+      log: logs.log,
+      lingerMs: 0,
+      maxBatch: 10,
+      timeoutMs: 3000,
+      pendingWaitMs: 3000,
+    });
+    const o = await refusing.submit({
+      eventId: e.event_id,
+      key: e.host.hostname,
+      value: JSON.stringify(e),
+      receivedAt: 'now',
+      keyId: 1,
+      resendKey: resendKeyOf(e),
+    });
+    expect(o).toEqual({ status: 'unavailable', reason: 'event log unavailable' });
+    await refusing.close();
+    const again = repost(e);
+    expect((await post(again)).statusCode).toBe(201);
+    expect(await messagesFor(again.event_id)).toHaveLength(1);
+  });
+
+  it('events of products that do not re-send are never taken for one another', async () => {
+    const ev = sampleEvent({ occurred_at: new Date(Date.now() - 1000).toISOString() });
+    expect((await post(ev)).statusCode).toBe(201);
+    expect((await post({ ...ev, event_id: randomUUID() })).statusCode).toBe(201);
   });
 });
 

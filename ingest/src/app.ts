@@ -21,6 +21,7 @@ import { ClaimStore } from './claims.ts';
 import { KafkaEventSink, type EventSink } from './kafka-sink.ts';
 import { splitNdjson } from './ndjson.ts';
 import { IngestPipeline, type Outcome } from './pipeline.ts';
+import { resendKeyOf } from './resend.ts';
 import { agentPollRoutes } from './agent-poll.ts';
 
 export const EVENTS_PATH = '/api/v1/events';
@@ -74,6 +75,20 @@ type LineResult =
   | { status: 201; event_id: string; received_at: string }
   | { status: 409 | 429 | 503; event_id: string; error: ErrorBody['error'] }
   | { status: 413 | 422; event_id?: string; error: ErrorBody['error'] };
+
+/**
+ * The 409 of a duplicate: the event_id was stored, or (details.resent_of) the same event was stored
+ * under another id and this is the agent's re-send of it (resend.ts). The Windows agent takes 409 as
+ * delivered (Sac-Client.ps1 Test-SacIngestAcceptedStatus) and drops it from its spool.
+ */
+export function duplicateError(eventId: string, o: { resentOf?: string }): ErrorBody {
+  if (!o.resentOf) return errorBody('DUPLICATE_EVENT', 'event_id already stored', { event_id: eventId });
+  return errorBody(
+    'DUPLICATE_EVENT',
+    `the same event (host, type, time on the host and content) is already stored as ${o.resentOf}; this re-send under a new event_id is not stored again`,
+    { event_id: eventId, resent_of: o.resentOf },
+  );
+}
 
 /** Best-effort identifiers of a rejected body for the log line (bounded in size). */
 function identify(x: unknown): { event_id?: string; hostname?: string } {
@@ -147,6 +162,7 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
       value: envelopeBytes(receivedAt, bytes),
       receivedAt,
       keyId,
+      resendKey: resendKeyOf(event),
     });
     const fields = { event_id: event.event_id, hostname: event.host.hostname };
     if (outcome.status === 'created') record('created', fields);
@@ -156,8 +172,7 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
 
   function toLine(event_id: string, o: Outcome): LineResult {
     if (o.status === 'created') return { status: 201, event_id, received_at: o.receivedAt };
-    if (o.status === 'duplicate')
-      return { status: 409, event_id, error: { code: 'DUPLICATE_EVENT', message: 'event_id already stored' } };
+    if (o.status === 'duplicate') return { status: 409, event_id, error: duplicateError(event_id, o).error };
     return { status: 503, event_id, error: { code: 'UNAVAILABLE', message: 'event store temporarily unavailable; retry later' } };
   }
 
@@ -304,11 +319,7 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
           const o = await ingestOne(checked.event, body!, receivedAt, keyId);
           if (o.status === 'created')
             return reply.code(201).send({ event_id: checked.event.event_id, received_at: o.receivedAt });
-          if (o.status === 'duplicate') {
-            return reply
-              .code(409)
-              .send(errorBody('DUPLICATE_EVENT', 'event_id already stored', { event_id: checked.event.event_id }));
-          }
+          if (o.status === 'duplicate') return reply.code(409).send(duplicateError(checked.event.event_id, o));
           return reply
             .code(503)
             .header('retry-after', String(RETRY_AFTER_SECONDS))
@@ -498,6 +509,7 @@ export function createIngest(opts: {
     prefix: config.claimKeyPrefix,
     provisionalMs: ic.claimProvisionalMs,
     committedMs: ic.claimTtlDays * 86_400_000,
+    resendMs: ic.resendWindowHours * 3_600_000,
   });
   const sink = opts.sink ?? new KafkaEventSink(opts.kafka, config.topics.events, ic.produceTimeoutMs, config.kafkaCompression);
   const pipeline = new IngestPipeline({

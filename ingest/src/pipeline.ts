@@ -9,7 +9,10 @@ import type { ClaimStore, CommitGroup } from './claims.ts';
 import { withTimeout, type EventSink } from './kafka-sink.ts';
 
 export type Outcome =
-  { status: 'created'; receivedAt: string } | { status: 'duplicate'; reason: string } | { status: 'unavailable'; reason: string };
+  | { status: 'created'; receivedAt: string }
+  /** resentOf: the event_id stored for the same event when this one is its re-send under a new id. */
+  | { status: 'duplicate'; reason: string; resentOf?: string }
+  | { status: 'unavailable'; reason: string };
 
 export interface PipelineItem {
   eventId: string;
@@ -20,6 +23,8 @@ export interface PipelineItem {
   receivedAt: string;
   /** The verified agent key's id: the AGENT_KEY_HEADER of the message (correlate binds hosts to it). */
   keyId: number;
+  /** Content identity for agents that re-send under new ids (resend.ts); claimed with the event_id. */
+  resendKey?: string;
 }
 
 interface Pending extends PipelineItem {
@@ -32,13 +37,14 @@ interface Pending extends PipelineItem {
 }
 
 /** A send carries events claimed in one or more claim calls: group their ids by claim token. */
-function byToken(items: Pending[]): [string, string[], Pending[]][] {
-  const m = new Map<string, [string, string[], Pending[]]>();
+function byToken(items: Pending[]): [CommitGroup & { resendKeys: (string | undefined)[] }, Pending[]][] {
+  const m = new Map<string, [CommitGroup & { resendKeys: (string | undefined)[] }, Pending[]]>();
   for (const b of items) {
     let g = m.get(b.token!);
-    if (!g) m.set(b.token!, (g = [b.token!, [], []]));
-    g[1].push(b.eventId);
-    g[2].push(b);
+    if (!g) m.set(b.token!, (g = [{ token: b.token!, eventIds: [], resendKeys: [] }, []]));
+    g[0].eventIds.push(b.eventId);
+    g[0].resendKeys.push(b.resendKey);
+    g[1].push(b);
   }
   return [...m.values()];
 }
@@ -239,10 +245,11 @@ export class IngestPipeline {
     const claimedAt = Date.now();
     const commits = this.takeCommits();
     let states;
+    let resentOf: (string | null)[];
     try {
       const r = await withTimeout(
         claims.claimAndCommit(
-          batch.map((b) => b.eventId),
+          batch.map((b) => ({ eventId: b.eventId, resendKey: b.resendKey })),
           token,
           commits.map((c) => c.group),
         ),
@@ -250,6 +257,7 @@ export class IngestPipeline {
         'claim',
       );
       states = r.states;
+      resentOf = r.resentOf;
       commits.forEach((c, i) => c.resolve(this.committed(r.committed[i]!)));
     } catch (err) {
       log.warn({ err }, 'claim store unavailable');
@@ -265,7 +273,10 @@ export class IngestPipeline {
         b.claimedAt = claimedAt;
         slot.mine.push(b);
       } else if (s === 'stored') b.resolve({ status: 'duplicate', reason: 'event_id already stored' });
-      else if (now < b.waitUntil) setTimeout(() => this.requeue(b), PENDING_POLL_MS);
+      else if (s === 'resent') {
+        const of = resentOf[i]!;
+        b.resolve({ status: 'duplicate', reason: `same event already stored as ${of}`, resentOf: of });
+      } else if (now < b.waitUntil) setTimeout(() => this.requeue(b), PENDING_POLL_MS);
       else b.resolve({ status: 'unavailable', reason: 'event_id is being stored by another request' });
     });
   }
@@ -283,8 +294,8 @@ export class IngestPipeline {
       log.warn({ err, events: mine.length }, 'kafka produce failed');
       // Release so the agent's retry is accepted at once (a claim left behind would expire anyway).
       await Promise.all(
-        byToken(mine).map(([token, ids]) =>
-          withTimeout(claims.release(ids, token), timeoutMs, 'release').catch((e: unknown) =>
+        byToken(mine).map(([g]) =>
+          withTimeout(claims.release(g.eventIds, g.token, g.resendKeys), timeoutMs, 'release').catch((e: unknown) =>
             log.warn({ err: e }, 'claim release failed'),
           ),
         ),
@@ -302,8 +313,8 @@ export class IngestPipeline {
       else late.add(b);
     }
     await Promise.all(
-      byToken(mine).map(async ([token, ids, items]) => {
-        const committed = await this.commitLater(ids, token);
+      byToken(mine).map(async ([group, items]) => {
+        const committed = await this.commitLater(group);
         if (late.size === 0) return;
         committed.forEach((ok, i) => {
           const b = items[i]!;
@@ -322,9 +333,9 @@ export class IngestPipeline {
    * Makes the claims permanent, with the next claim call (or alone after a few ms when none comes):
    * the agents have their answers already, and a Redis call costs more than the keys in it.
    */
-  private commitLater(eventIds: string[], token: string): Promise<boolean[]> {
+  private commitLater(group: CommitGroup): Promise<boolean[]> {
     return new Promise((resolve) => {
-      this.commits.push({ group: { token, eventIds }, resolve });
+      this.commits.push({ group, resolve });
       this.commitTimer ??= setTimeout(() => this.flushCommits(), Math.min(COMMIT_RIDE_MAX_MS, Math.max(2, 2 * this.o.lingerMs)));
     });
   }

@@ -246,3 +246,70 @@ describe('the real agents, replayed', () => {
     expect(JSON.stringify(detail.inventory.hardware)).toContain('64');
   }, 90_000);
 });
+
+// Issue 31 item 2. A post that fails before any HTTP answer (refused connection, DNS, TLS) throws out of
+// Invoke-SacHttpPost (Sac-Client.ps1, GetRequestStream outside its try): nothing is spooled, the pass
+// ends with Login_Monitor.ps1's log cursors unmoved, and the next pass posts the same Windows events
+// again, each under a new event_id (New-SacEventPayload) with the same TimeCreated.
+describe('a pass re-posted after a connection failure, under new event_ids', () => {
+  const ws03 = windowsAgent('WS-03');
+  const t = new Date(Date.now() - 45_000);
+  const at = (s: number) => new Date(t.getTime() + s * 1000);
+  const pass = () => [
+    rdpMonitor.loginFailed(ws03, 'CORP\\erin', '203.0.113.61', at(0)),
+    rdpMonitor.loginSuccess(ws03, 'CORP\\erin', '198.51.100.61', at(2)),
+    rdpMonitor.winrmSession(ws03, 'CORP\\admin', '10.0.0.61', at(4)),
+  ];
+  const first = pass();
+  const again = pass();
+  const later = rdpMonitor.adminShare(ws03, 'CORP\\admin', '10.0.0.61', undefined, at(6));
+
+  it('stores each Windows event once: the re-posts answer 409 naming the stored event', async () => {
+    // The first pass: two posts got through, then the connection failed (the third never left).
+    for (const e of first.slice(0, 2)) expect((await post(e)).statusCode).toBe(201);
+    // The next pass re-reads all three and the one after them.
+    const answers = [];
+    for (const e of [...again, later]) answers.push(await post(e));
+    expect(answers.map((r) => r.statusCode)).toEqual([409, 409, 201, 201]);
+    expect(answers[0]!.json()).toEqual({
+      error: {
+        code: 'DUPLICATE_EVENT',
+        message: expect.stringContaining(`already stored as ${first[0]!.event_id}`),
+        details: { event_id: again[0]!.event_id, resent_of: first[0]!.event_id },
+      },
+    });
+    // A retry of a re-post (its answer lost) hears the same.
+    expect((await post(again[1]!)).json().error.details).toEqual({ event_id: again[1]!.event_id, resent_of: first[1]!.event_id });
+    const stored = [first[0]!, first[1]!, again[2]!, later].map((e) => e.event_id).sort();
+    const list = await waitFor(
+      'WS-03 events stored',
+      () => api<{ total: number; items: EventRow[] }>('/events?hostname=WS-03&page_size=100'),
+      (l) => l.total >= stored.length,
+      60_000,
+    );
+    expect(list.items.map((e) => e.event_id).sort()).toEqual(stored);
+  }, 90_000);
+
+  it('notifies once and the explain view says why the re-post was not', async () => {
+    const success = first[1]!;
+    const sent = (id: string) => telegram.messages().filter((m) => m.text.includes(id));
+    await waitFor(
+      'WS-03 login success in chat',
+      async () => sent(success.event_id),
+      (m) => m.length === 1,
+      60_000,
+    );
+    const explained = await api<{ subject: { resent_of: string; reason: string }; decisions: unknown[] }>(
+      `/notifications/explain?event_id=${again[1]!.event_id}`,
+    );
+    expect(explained.subject.resent_of).toBe(success.event_id);
+    expect(explained.subject.reason).toMatch(/re-send of event \S+ \(same host, type, time on the host and content/);
+    expect(explained.decisions).toEqual([]);
+    // Every delivery of the login went out before this point (the one message above); none for the re-post.
+    const queued = await stores.pg.query('SELECT 1 FROM notification_deliveries WHERE subject_key = $1', [
+      `event:${again[1]!.event_id}`,
+    ]);
+    expect(queued.rowCount).toBe(0);
+    expect(sent(again[1]!.event_id)).toEqual([]);
+  }, 90_000);
+});

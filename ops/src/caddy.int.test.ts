@@ -344,7 +344,12 @@ describe('ops/caddy/Caddyfile in front of the roles', () => {
     expect((await postEvent(e)).status).toBe(201);
     expect((await postEvent(e)).status).toBe(409);
     // The api role has no POST /api/v1/events: a 201 here means the proxy chose ingest.
-    const lines = Array.from({ length: 2000 }, (_, i) => JSON.stringify(rdpMonitor.heartbeat(windowsAgent(`WS-B${i % 40}`))));
+    // One heartbeat per host and millisecond: the same host's identical heartbeat in the same millisecond
+    // would be one event posted twice (ingest/src/resend.ts).
+    const t0 = Date.now() - 10_000;
+    const lines = Array.from({ length: 2000 }, (_, i) =>
+      JSON.stringify(rdpMonitor.heartbeat(windowsAgent(`WS-B${i % 40}`), new Date(t0 + i))),
+    );
     const batch = Buffer.from(lines.join('\n') + '\n');
     expect(batch.length).toBeGreaterThan(1_000_000);
     const r = await request('POST', '/api/v1/events/batch', {

@@ -27,3 +27,4 @@ export { metrics, counter, gauge, histogram } from './metrics.ts';
 export * from './failures.ts';
 export * from './request-reply.ts';
 export * from './config/env.ts';
+export * from './ingest-claims.ts';

@@ -24,3 +24,4 @@ export * from './queues.ts';
 export * from './agent-poll.ts';
 export * from './notifications.ts';
 export * from './event-details.ts';
+export * from './canonical-json.ts';

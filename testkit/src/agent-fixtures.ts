@@ -129,6 +129,7 @@ export const rdpMonitor = {
   heartbeat: (a: AgentIdentity, at = new Date()) =>
     sacEvent(a, 'rdp-login-monitor', {
       via: 'heartbeat',
+      at, // occurred_at: Get-SacOccurredAtIso, the same "now" as the summary's stamp
       type: 'agent.heartbeat',
       severity: 'info',
       title: 'RDP monitor heartbeat',

@@ -2,7 +2,15 @@
 // BullMQ queue prefix. Also collects the route table (method, url, config) through an onRoute hook,
 // so tests can iterate every registered route.
 import Fastify, { type FastifyInstance, type FastifyPluginAsync } from 'fastify';
-import { createQueue, createRedis, registerHealth, trustProxyOption, type Config, type Redis } from '@watchpost/runtime';
+import {
+  createQueue,
+  createRedis,
+  readResentOf,
+  registerHealth,
+  trustProxyOption,
+  type Config,
+  type Redis,
+} from '@watchpost/runtime';
 import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schemas';
 import { createUser, verifyApiKey, type UserRole } from '@watchpost/core';
 import { authSettingsFrom, buildApiApp, createActionsQueue, type Access, type ApiDeps, type AuthSettings } from '@watchpost/api';
@@ -61,6 +69,7 @@ export async function createApiHarness(
     actions,
     auth: { ...authSettingsFrom(config, TEST_JWT_SECRET), ...opts.auth },
     verifyAgentKey: async (key) => (await verifyApiKey(stores.pg, key)) !== null,
+    resentOf: (eventId) => readResentOf(redis, config.claimKeyPrefix, eventId),
     ...opts.stores?.(config),
   };
   const app = Fastify({ logger: false, trustProxy: trustProxyOption(config.trustProxy) }); // as ops/src/launcher.ts

@@ -2,7 +2,7 @@
 // RD Gateway flap rule and the inventory hardware diff. No I/O; times are passed in.
 import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
-import { severityRank, type Severity } from '@watchpost/schemas';
+import { canonicalJson, severityRank, type Severity } from '@watchpost/schemas';
 import { pgSafeText } from '@watchpost/core';
 
 /** The subset of an Event v1 the correlator reads (structurally compatible with schemas' EventV1). */
@@ -252,16 +252,6 @@ function stableHardware(v: unknown): unknown {
       .filter((k) => !VOLATILE_KEY.test(k))
       .map((k) => [k, stableHardware(v[k])]),
   );
-}
-
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (isPlainObject(v))
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`)
-      .join(',')}}`;
-  return JSON.stringify(v) ?? 'null';
 }
 
 /**

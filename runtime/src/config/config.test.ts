@@ -130,6 +130,7 @@ describe('config', () => {
   it('ingest defaults: claims kept 7 days, admission limits on (per host, under a ceiling per key)', () => {
     expect(loadConfig({}).ingest).toMatchObject({
       claimTtlDays: 7,
+      resendWindowHours: 24,
       keyStaleSeconds: 600,
       ratePerKey: 50_000,
       rateBurst: 500_000,

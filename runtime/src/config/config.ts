@@ -128,6 +128,8 @@ export interface Config {
     produceTimeoutMs: number;
     claimProvisionalMs: number;
     claimTtlDays: number;
+    /** How long a stored event's content answers for its re-sends under new ids (0: off; ingest/src/resend.ts). */
+    resendWindowHours: number;
     keyCacheSeconds: number;
     /** How long known keys keep working from the cache while Postgres cannot be asked. */
     keyStaleSeconds: number;
@@ -497,6 +499,12 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       // 7 days: well past how long an agent keeps retrying one event (ingest/README.md, claims);
       // a resend after that is appended again and stored once by the idempotent sinks.
       claimTtlDays: int(env, 'SERVICE_INGEST_CLAIM_TTL_DAYS', 7, 1, 3650),
+      // 24 h: the Windows agent re-sends on its first pass after the service answers again, so this is
+      // the longest outage after which a re-send is still recognised; never longer than the claims live.
+      resendWindowHours: Math.min(
+        int(env, 'SERVICE_INGEST_RESEND_WINDOW_HOURS', 24, 0, 87_600),
+        int(env, 'SERVICE_INGEST_CLAIM_TTL_DAYS', 7, 1, 3650) * 24,
+      ),
       keyCacheSeconds: int(env, 'SERVICE_INGEST_KEY_CACHE_SECONDS', 5, 0, 3600),
       keyStaleSeconds: int(env, 'SERVICE_INGEST_KEY_STALE_SECONDS', 600, 0, 86_400),
       // A key's ceiling is sized for a fleet sharing it (ingest/README.md, admission); each host

@@ -1467,7 +1467,7 @@ export interface paths {
     };
     /**
      * Why an event or a problem was (or was not) notified, and where each delivery stands
-     * @description Give event_id or problem_id. Recorded decisions (rule matched when it arrived) come with their deliveries; for an event that matched no rule nothing was recorded, so the decision is computed now with the current policy (recorded: false).
+     * @description Give event_id or problem_id. Recorded decisions (rule matched when it arrived) come with their deliveries; for an event that matched no rule nothing was recorded, so the decision is computed now with the current policy (recorded: false). An event_id ingest answered 409 as the re-send of another stored event (same host, type, time on the host and content) is explained by subject.resent_of and subject.reason, with no decisions.
      *
      *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
      *

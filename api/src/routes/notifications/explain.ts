@@ -25,7 +25,7 @@ const explainQuery = {
 type ExplainQuery = FromSchema<typeof explainQuery>;
 
 const explainRoutes: FastifyPluginAsync = async (app) => {
-  const { pg, clickhouse, config } = app.deps;
+  const { pg, clickhouse, config, resentOf } = app.deps;
 
   app.get<{ Querystring: ExplainQuery }>(
     '/notifications/explain',
@@ -36,7 +36,7 @@ const explainRoutes: FastifyPluginAsync = async (app) => {
         tags,
         summary: 'Why an event or a problem was (or was not) notified, and where each delivery stands',
         description:
-          'Give event_id or problem_id. Recorded decisions (rule matched when it arrived) come with their deliveries; for an event that matched no rule nothing was recorded, so the decision is computed now with the current policy (recorded: false).',
+          'Give event_id or problem_id. Recorded decisions (rule matched when it arrived) come with their deliveries; for an event that matched no rule nothing was recorded, so the decision is computed now with the current policy (recorded: false). An event_id ingest answered 409 as the re-send of another stored event (same host, type, time on the host and content) is explained by subject.resent_of and subject.reason, with no decisions.',
         querystring: explainQuery,
         response: {
           200: {
@@ -76,7 +76,13 @@ const explainRoutes: FastifyPluginAsync = async (app) => {
     if (kind === 'event') {
       const ts = await loadTypeSettings(pg);
       const e = await getEvent(clickhouse, pg, ts, id);
-      if (!e && recorded.length === 0) throw notFound('event');
+      if (!e && recorded.length === 0) {
+        // Not stored: ingest may have taken it for a re-send of a stored event (ingest/src/resend.ts).
+        const of = await resentOf(id);
+        if (!of) throw notFound('event');
+        const reason = `not stored: a re-send of event ${of} (same host, type, time on the host and content under a new event_id); that event was stored, counted and notified once`;
+        return { subject: { kind, event_id: id, resent_of: of, reason }, decisions: [] };
+      }
       const ev = (e?.event ?? {}) as {
         type?: string;
         severity?: string;
