@@ -313,3 +313,28 @@ describe('a pass re-posted after a connection failure, under new event_ids', () 
     expect(sent(again[1]!.event_id)).toEqual([]);
   }, 90_000);
 });
+
+// Issue 31 item 5: with its failed-logon rate limit off the agent sends a 4625 as agent.notification, info.
+describe('a failed logon the agent labels agent.notification', () => {
+  const ws04 = windowsAgent('WS-04');
+  const e = rdpMonitor.loginFailedUnlimited(ws04, 'CORP\\gina', '203.0.113.64', new Date(Date.now() - 20_000));
+
+  it('is listed and counted as a failed RDP login, its event kept as sent', async () => {
+    expect((await post(e)).statusCode).toBe(201);
+    const list = await waitFor(
+      'the 4625 under rdp.login.failed',
+      () => api<{ items: (EventRow & { severity: string })[] }>('/events?hostname=WS-04&type=rdp.login.failed'),
+      (l) => l.items.length === 1,
+      60_000,
+    );
+    expect(list.items[0]).toMatchObject({
+      event_id: e.event_id,
+      type: 'rdp.login.failed',
+      severity: 'warning',
+      actor_user: 'CORP\\gina',
+      source_ip: '203.0.113.64',
+    });
+    const stored = await api<{ event: { type: string; severity: string; title: string } }>(`/events/${e.event_id}`);
+    expect(stored.event).toMatchObject({ type: 'agent.notification', severity: 'info', title: 'RDP login event 4625' });
+  }, 90_000);
+});

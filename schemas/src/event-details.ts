@@ -2,6 +2,8 @@
 // agents are the contract, see AGENTS.md). One list per meaning, used by the store (ClickHouse columns),
 // notify (messages) and the actions (gateway user), so a key the agents use is read everywhere or nowhere.
 
+import { severityRank } from './event-v1.ts';
+
 /**
  * The event's user, first non-empty wins. rdp-login-monitor (Login_Monitor.ps1) sends `user` on logins,
  * 4625, RD Gateway, WinRM, SMB and 4740 events; on RDS shadow events (rdp.shadow.control.*) the one who
@@ -83,4 +85,22 @@ export function agentToldChat(details: unknown): boolean {
   if (typeof details !== 'object' || details === null || Array.isArray(details)) return false;
   const v = (details as Record<string, unknown>).telegram_via;
   return typeof v === 'string' && v.trim().toLowerCase() === 'agent';
+}
+
+/**
+ * What an event is, whatever the agent labelled it. rdp-login-monitor sends a failed logon (Windows 4625)
+ * as `agent.notification`, severity info, title "RDP login event 4625", when its failed-logon rate limit
+ * is off (Login_Monitor.ps1 main loop: `$sacType` is rdp.login.success for 4624 and agent.notification for
+ * every other id in that branch); with the limit on the same logon arrives as rdp.login.failed, warning.
+ * The store's type and severity columns, correlate, notify and the live counters read this; the event
+ * itself is kept as sent.
+ */
+export function eventKindOf<S extends string>(e: {
+  type: string;
+  severity: S;
+  details?: unknown;
+}): { type: string; severity: S | 'warning' } {
+  if (e.type === 'agent.notification' && detailText(e.details, ['event_id_windows']) === '4625')
+    return { type: 'rdp.login.failed', severity: severityRank(e.severity) > severityRank('warning') ? e.severity : 'warning' };
+  return { type: e.type, severity: e.severity };
 }

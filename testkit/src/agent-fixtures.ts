@@ -208,6 +208,21 @@ export const rdpMonitor = {
       details: { user, ip_address: ip, logon_type: 3, event_id_windows: 4625, workstation_name: '-' },
     }),
 
+  /**
+   * Login_Monitor.ps1 main loop, a 4625 with `$FailedLogonRateLimitEnabled` off: the branch that sends 4624
+   * as rdp.login.success sends every other id as agent.notification, severity info.
+   */
+  loginFailedUnlimited: (a: AgentIdentity, user: string, ip: string, at = new Date(), logonType = 3) =>
+    sacEvent(a, 'rdp-login-monitor', {
+      via: 'notify',
+      at,
+      type: 'agent.notification',
+      severity: 'info',
+      title: 'RDP login event 4625',
+      summary: `Event 4625 ${user} from ${ip}`,
+      details: { user, ip_address: ip, logon_type: logonType, event_id_windows: 4625, workstation_name: '-' },
+    }),
+
   /** Login_Monitor.ps1 main loop, 4625 burst alerts (Get-FailedLogonRateLimitDecision4625; key from Get-FailedLogonSourceKeyPart). */
   bruteforceBurst: (a: AgentIdentity, ip: string, count: number) =>
     sacEvent(a, 'rdp-login-monitor', {

@@ -24,6 +24,7 @@
 // windowTime: `occurred_at` while plausible, else `received_at`), as in ClickHouse.
 import type { Pool, PoolClient } from 'pg';
 import { DEFAULT_HEARTBEAT_MINUTES, withTransaction } from '@watchpost/runtime';
+import { eventKindOf } from '@watchpost/schemas';
 import {
   effectiveSeverity,
   eventsApplied,
@@ -88,13 +89,16 @@ export function pgSafeEnvelope(env: CorrelateEnvelope): CorrelateEnvelope {
   const h = e.host;
   // An implausible instance id (blank, over 128 characters, control characters) counts as absent.
   const instance = plausibleInstanceId(e.source.agent_instance_id);
+  // Correlated as what it is (a 4625 labelled agent.notification is a failed login: schemas' eventKindOf).
+  const kind = eventKindOf(e);
   return {
     received_at: env.received_at,
     agent_key_id: env.agent_key_id ?? null,
     event: {
       ...e,
       event_id: e.event_id.toLowerCase(),
-      type: pgSafeKey(e.type),
+      type: pgSafeKey(kind.type),
+      severity: kind.severity,
       title: pgSafeText(e.title),
       source: {
         product: pgSafeText(e.source.product),

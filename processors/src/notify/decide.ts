@@ -18,6 +18,7 @@ import {
   REPORT_TEXT_KEYS,
   agentToldChat,
   detailText,
+  eventKindOf,
   eventUserOf,
   sourceAddressOf,
   type EventEnvelope,
@@ -57,7 +58,7 @@ function eventSubject(
   const subject: NotificationSubject = {
     kind: 'event',
     event_id: e.event_id,
-    type: e.type,
+    type: eventKindOf(e).type,
     severity,
     hostname: e.host.hostname,
     title: e.title,
@@ -85,11 +86,12 @@ export async function notifyEvents(ctx: DecideContext, batch: EventEnvelope[]): 
   const subjects = new Map<string, NotificationSubject>();
   for (const env of batch) {
     const e = env.event;
+    const kind = eventKindOf(e);
     const decision = decide(
       {
         kind: 'event',
-        type: e.type,
-        severity: e.severity,
+        type: kind.type,
+        severity: kind.severity,
         routing: chatRouteOf(e as Parameters<typeof chatRouteOf>[0]),
         agentToldChat: agentToldChat(e.details),
       },

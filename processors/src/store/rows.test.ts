@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ACTOR_USER_KEYS, SOURCE_ADDRESS_KEYS } from '@watchpost/schemas';
 import { envelopeToRow, pickDetail, toUnixSeconds } from './rows.ts';
-import { makeEnvelope } from '@watchpost/testkit';
+import { makeEnvelope, rdpMonitor, windowsAgent } from '@watchpost/testkit';
 
 describe('pickDetail', () => {
   it.each([
@@ -67,6 +67,13 @@ describe('envelopeToRow', () => {
       source_ip: '203.0.113.7',
     });
     expect(JSON.parse(row.event_json)).toEqual(env.event);
+  });
+
+  it("counts the Windows agent's 4625 sent as agent.notification as a failed RDP login, kept as sent", () => {
+    const e = rdpMonitor.loginFailedUnlimited(windowsAgent('WS-01'), 'erin', '203.0.113.61');
+    const row = envelopeToRow({ received_at: new Date().toISOString(), event: e });
+    expect(row).toMatchObject({ type: 'rdp.login.failed', severity: 'warning', actor_user: 'erin', source_ip: '203.0.113.61' });
+    expect(JSON.parse(row.event_json)).toMatchObject({ type: 'agent.notification', severity: 'info' });
   });
 
   it.each([

@@ -1,6 +1,6 @@
 // Envelope -> one row of the ClickHouse `events` table (pure; the column list is documented in
 // processors/README.md).
-import { detailText, eventUserOf, sourceAddressOf, type EventEnvelope } from '@watchpost/schemas';
+import { detailText, eventKindOf, eventUserOf, sourceAddressOf, type EventEnvelope } from '@watchpost/schemas';
 // The subpath, not core's main entry: the decode workers load only this.
 import { windowTime } from '@watchpost/core/window-time';
 
@@ -80,6 +80,9 @@ export function pickDetail(details: unknown, keys: readonly string[]): string {
 export function envelopeToRow(env: EventEnvelope, eventJson?: string): EventRow {
   const e = env.event;
   const w = windowTime(e.occurred_at, env.received_at);
+  // Type and severity as what the event is (a 4625 the agent labelled agent.notification counts as a
+  // failed login); event_json keeps what the agent sent.
+  const kind = eventKindOf(e);
   return {
     event_id: e.event_id,
     occurred_at: toUnixSeconds(w.at.getTime()),
@@ -92,8 +95,8 @@ export function envelopeToRow(env: EventEnvelope, eventJson?: string): EventRow 
     product: e.source.product,
     product_version: e.source.product_version,
     category: e.category,
-    type: e.type,
-    severity: e.severity,
+    type: kind.type,
+    severity: kind.severity,
     title: e.title,
     summary: e.summary,
     tags: e.tags ? [...e.tags] : [],

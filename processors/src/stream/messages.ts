@@ -2,6 +2,7 @@
 // events named after `kind`). Pure: counting a batch, reading a problems.v1 message, diffing host
 // statuses. Hidden types are left out and severities follow the per-type override, as on the dashboard.
 import {
+  eventKindOf,
   parseProblemMessage,
   type EventEnvelope,
   type HostStatus,
@@ -18,8 +19,9 @@ export function countEvents(envs: readonly EventEnvelope[], rules: TypeSettings,
   let daily = 0;
   let heartbeats = 0;
   for (const { event } of envs) {
-    if (isHidden(rules, event.type)) continue;
-    severity[effectiveSeverity(rules, event.type, event.severity)] += 1;
+    const kind = eventKindOf(event);
+    if (isHidden(rules, kind.type)) continue;
+    severity[effectiveSeverity(rules, kind.type, kind.severity)] += 1;
     total += 1;
     if (event.type.startsWith('report.daily.')) daily += 1;
     if (event.type === 'agent.heartbeat') heartbeats += 1;
