@@ -36,6 +36,7 @@ export interface HostDetail extends HostItem {
   timezone: string | null;
   agent_instance_id: string | null;
   internal_address: string | null;
+  known_ipv4: string[];
   bound_key_id: number | null;
   bound_key_name: string | null;
   bound_at: string | null;
@@ -75,6 +76,7 @@ function toDetail(r: HostView): HostDetail {
     timezone: r.timezone,
     agent_instance_id: r.agent_instance_id,
     internal_address: r.internal_address,
+    known_ipv4: r.known_ipv4,
     bound_key_id: r.bound_key_id === null ? null : Number(r.bound_key_id),
     bound_key_name: r.bound_key_name,
     bound_at: iso(r.bound_at),

@@ -117,6 +117,12 @@ export const hostDetailSchema = {
       description: 'the bound agent instance (set by the first events, changed only by an accepted identity change)',
     },
     internal_address: nstr,
+    known_ipv4: {
+      type: 'array',
+      items: str,
+      description:
+        'addresses an admin accepted before ipv4 (a multi-homed host, e.g. a gateway with a LAN and a DMZ leg): an event carrying one is no change',
+    },
     bound_key_id: { type: 'integer', nullable: true, description: 'id of the agent key the host is bound to' },
     bound_key_name: { ...nstr, description: 'name of that agent key' },
     bound_at: { ...ndt, description: 'when the binding was made or last accepted' },

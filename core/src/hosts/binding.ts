@@ -12,7 +12,8 @@
 // - an event from the bound agent whose os_family, product, fqdn or ipv4 differ from the confirmed ones
 //   (only fields the event gives: an absent one is never a change) leaves a pending `facts` change and
 //   no problem: fleets on DHCP, or whose agent reports the first of several adapters, would page on
-//   every lease or adapter flip; the host list shows the pending change instead.
+//   every lease or adapter flip; the host list shows the pending change instead. An ipv4 an admin
+//   accepted before the current one (known_ipv4: a multi-homed host's other leg) is no change.
 // An event with no instance id (or an implausible one) or no known key (a message from before the
 // header) is never a conflict by the part it lacks.
 //
@@ -59,7 +60,11 @@ export type ConfirmedHost = Pick<
   | 'last_beat_at'
   | 'beat_gaps'
   | 'heartbeat_interval_seconds'
-> & { pending: Partial<Record<'facts' | 'identity', PendingChangeState>> };
+> & {
+  pending: Partial<Record<'facts' | 'identity', PendingChangeState>>;
+  /** Addresses an admin accepted before the current ipv4 (a multi-homed host's other legs): no change. */
+  known_ipv4: string[];
+};
 
 /** What one event says about its host (values as Postgres holds them: pg-safe). */
 export interface HostObservation {
@@ -130,6 +135,7 @@ interface HostState {
   instance: string | null;
   key: number | null;
   facts: Pick<ConfirmedHost, 'os_family' | 'product' | 'fqdn' | 'ipv4' | 'internal_address'>;
+  knownIpv4: readonly string[];
   refresh: HostRefresh;
   /** Pending changes of this batch by kind. */
   changes: Map<'facts' | 'identity', HostChangeUpsert>;
@@ -203,6 +209,7 @@ export function planHosts(known: ReadonlyMap<string, ConfirmedHost>, observation
           instance,
           key: o.key_id,
           facts: { os_family: o.os_family, product: o.product, fqdn: o.fqdn, ipv4: o.ipv4, internal_address: o.ipv4 },
+          knownIpv4: [],
           refresh: {
             hostname: o.hostname,
             display_name: o.display_name,
@@ -233,6 +240,7 @@ export function planHosts(known: ReadonlyMap<string, ConfirmedHost>, observation
         instance: k.agent_instance_id,
         key: k.bound_key_id,
         facts: { os_family: k.os_family, product: k.product, fqdn: k.fqdn, ipv4: k.ipv4, internal_address: k.internal_address },
+        knownIpv4: k.known_ipv4,
         // Facts and binding here are what the row holds: the upsert never changes a known host's facts.
         refresh: {
           hostname: o.hostname,
@@ -297,6 +305,8 @@ export function planHosts(known: ReadonlyMap<string, ConfirmedHost>, observation
       const v = o[f];
       if (v !== null && v !== s.facts[f]) differing[f] = v;
     }
+    // Another leg of a multi-homed host an admin accepted before: the agent picks an address per event.
+    if (differing.ipv4 !== undefined && s.knownIpv4.includes(differing.ipv4)) delete differing.ipv4;
     if (differing.ipv4 !== undefined) differing.internal_address = differing.ipv4;
     if (Object.keys(differing).length > 0) {
       pend(s, o, 'facts', differing);
@@ -357,7 +367,7 @@ export async function lockConfirmedHosts(c: PoolClient, hostnames: readonly stri
     }
   >(
     `SELECT h.hostname, h.agent_instance_id, h.bound_key_id, h.os_family, h.product, h.product_version, h.fqdn, h.ipv4,
-            h.internal_address, h.last_beat_at, h.beat_gaps, h.heartbeat_interval_seconds,
+            h.internal_address, h.known_ipv4, h.last_beat_at, h.beat_gaps, h.heartbeat_interval_seconds,
             f.last_seen AS f_last_seen, f.event_id::text AS f_event_id, f.seen_count AS f_seen_count,
             i.last_seen AS i_last_seen, i.event_id::text AS i_event_id, i.seen_count AS i_seen_count
        FROM hosts h

@@ -246,6 +246,16 @@ async function applyToHosts(c: PoolClient, applies: readonly HostApply[], now: D
        fqdn = CASE WHEN u.has_fqdn THEN u.fqdn ELSE h.fqdn END,
        ipv4 = CASE WHEN u.has_ipv4 THEN u.ipv4 ELSE h.ipv4 END,
        internal_address = CASE WHEN u.has_internal_address THEN u.internal_address ELSE h.internal_address END,
+       -- The address an accepted ipv4 replaces stays known (a multi-homed host's other leg: binding.ts),
+       -- the newest 8; a new binding (another agent) starts with none.
+       known_ipv4 = CASE
+         WHEN u.bind THEN '{}'::text[]
+         WHEN u.has_ipv4 AND h.ipv4 IS NOT NULL AND u.ipv4 IS DISTINCT FROM h.ipv4
+           THEN ARRAY(SELECT a FROM (SELECT a, n FROM unnest(array_remove(array_remove(h.known_ipv4, h.ipv4), u.ipv4) || h.ipv4)
+                        WITH ORDINALITY AS x(a, n) ORDER BY n DESC LIMIT 8) y ORDER BY n)
+         WHEN u.has_ipv4 THEN array_remove(h.known_ipv4, u.ipv4)
+         ELSE h.known_ipv4
+       END,
        agent_instance_id = CASE WHEN u.has_instance THEN u.agent_instance_id ELSE h.agent_instance_id END,
        bound_key_id = CASE WHEN u.has_key THEN u.key_id ELSE h.bound_key_id END,
        bound_at = CASE WHEN u.bind THEN $2::timestamptz ELSE h.bound_at END,

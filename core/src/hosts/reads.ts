@@ -38,7 +38,7 @@ export interface HostViewFilters {
 
 // $1 = stale rule, $2 = hidden types
 const VIEW_SELECT = `SELECT h.id, h.hostname, h.display_name, ${hostStatusSql('$1')} AS status, h.os_family, h.os_version, h.fqdn, h.ipv4, h.ipv6,
-    h.timezone, h.product, h.product_version, h.agent_instance_id, h.internal_address, h.first_seen, h.last_seen,
+    h.timezone, h.product, h.product_version, h.agent_instance_id, h.internal_address, h.known_ipv4, h.first_seen, h.last_seen,
     h.last_heartbeat, h.status_changed_at, h.ssh_admin_ok, h.inventory_hardware, h.inventory_software, h.inventory_at,
     (SELECT count(*)::int FROM problems p WHERE p.host = h.hostname AND p.status IN ('open', 'acknowledged')
         AND NOT (p.type = ANY($2::text[]))) AS live_problems,

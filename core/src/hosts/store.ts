@@ -47,6 +47,8 @@ export interface HostRow {
   ssh_host_key_sha256: string | null;
   /** The address gateway sessions name as their target (Windows hosts). */
   internal_address: string | null;
+  /** Addresses an admin accepted before the current ipv4 (a multi-homed host's other legs: binding.ts). */
+  known_ipv4: string[];
   inventory_hardware: unknown;
   inventory_software: unknown;
   inventory_at: Date | null;
@@ -81,6 +83,7 @@ const COLUMNS = [
   'ssh_admin_checked_at',
   'ssh_host_key_sha256',
   'internal_address',
+  'known_ipv4',
   'inventory_hardware',
   'inventory_software',
   'inventory_at',

@@ -6,7 +6,7 @@
 // the change get their missing part, implausible instance ids count as absent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clients, createKafka, createLogger, type RoleHandle } from '@watchpost/runtime';
-import { createApiKey } from '@watchpost/core';
+import { createApiKey, decideHostChanges } from '@watchpost/core';
 import { AGENT_KEY_HEADER, type EventV1 } from '@watchpost/schemas';
 import { createTestStores, readAll, sampleEvent, testConfig, waitFor, type TestStores } from '@watchpost/testkit';
 import { correlatePosition, dumpCorrelateTables, envelope, readWithHeaders, startTestIngest } from '@watchpost/testkit/correlate';
@@ -383,6 +383,50 @@ describe('agent identity rules (processBatch)', () => {
     );
     expect((await changesOf(s, 'legacy-1')).map((c) => c.kind)).toEqual(['identity']);
     expect(await identityProblems(s, 'legacy-1')).toHaveLength(1);
+  });
+
+  // Issue 31 item 5: Sac-Client.ps1 Get-SacHostBlock recomputes host.ipv4 per event; on an RD Gateway
+  // with a LAN and a DMZ leg it flips between them.
+  it('a multi-homed host: its other address pends once, and once accepted neither address is a change', async () => {
+    const s = direct;
+    const hb = {
+      host: 'gw-01',
+      type: 'agent.heartbeat',
+      severity: 'info',
+      instance: 'agent-gw',
+      keyId: 6,
+      osFamily: 'windows' as const,
+    };
+    const lan = '10.0.0.31';
+    const dmz = '192.168.50.4';
+    const flips = (from: number) => [lan, dmz, lan, dmz].map((ipv4, i) => envelope({ ...hb, ipv4, receivedAt: at(from + i) }));
+    await processBatch(s.pg, flips(30), settings, clock);
+    const pending = await changesOf(s, 'gw-01');
+    expect(pending).toEqual([
+      expect.objectContaining({
+        kind: 'facts',
+        proposed: { ipv4: dmz, internal_address: dmz },
+        seen_count: 2,
+        status: 'pending',
+      }),
+    ]);
+    const id = Number(
+      (await s.pg.query(`SELECT c.id FROM host_changes c JOIN hosts h ON h.id = c.host_id WHERE h.hostname = 'gw-01'`)).rows[0]
+        .id,
+    );
+    await decideHostChanges(s.pg, { ids: [id] }, 'accept', { username: 'admin', address: null });
+    expect(await hostOf(s, 'gw-01')).toMatchObject({ ipv4: dmz, internal_address: dmz });
+    expect((await s.pg.query(`SELECT known_ipv4 FROM hosts WHERE hostname = 'gw-01'`)).rows[0].known_ipv4).toEqual([lan]);
+    // Both legs from now on, in one batch and one by one: no new change.
+    await processBatch(s.pg, flips(40), settings, clock);
+    for (const e of flips(50)) await processBatch(s.pg, [e], settings, clock);
+    expect((await changesOf(s, 'gw-01')).map((c) => [c.kind, c.status])).toEqual([['facts', 'accepted']]);
+    // A third address still waits for an admin.
+    await processBatch(s.pg, [envelope({ ...hb, ipv4: '172.16.9.9', receivedAt: at(60) })], settings, clock);
+    expect((await changesOf(s, 'gw-01')).map((c) => [c.status, c.proposed])).toEqual([
+      ['accepted', { ipv4: dmz, internal_address: dmz }],
+      ['pending', { ipv4: '172.16.9.9', internal_address: '172.16.9.9' }],
+    ]);
   });
 
   it('an implausible instance id counts as absent', async () => {

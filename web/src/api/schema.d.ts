@@ -4444,6 +4444,8 @@ export interface operations {
             /** @description the bound agent instance (set by the first events, changed only by an accepted identity change) */
             agent_instance_id?: string | null;
             internal_address?: string | null;
+            /** @description addresses an admin accepted before ipv4 (a multi-homed host, e.g. a gateway with a LAN and a DMZ leg): an event carrying one is no change */
+            known_ipv4?: string[];
             /** @description id of the agent key the host is bound to */
             bound_key_id?: number | null;
             /** @description name of that agent key */
