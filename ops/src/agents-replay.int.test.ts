@@ -18,6 +18,7 @@ import {
   type TestStores,
 } from '@watchpost/testkit';
 import { startSmtpDouble, startTelegramDouble, type SmtpDouble } from '@watchpost/testkit/notify';
+import { runLivenessScan } from '@watchpost/processors';
 import { roleStarters } from './role-registry.ts';
 
 const KEY = `sac_${randomBytes(24).toString('hex')}`; // a key Deploy-LoginMonitor.ps1 keeps
@@ -336,5 +337,88 @@ describe('a failed logon the agent labels agent.notification', () => {
     });
     const stored = await api<{ event: { type: string; severity: string; title: string } }>(`/events/${e.event_id}`);
     expect(stored.event).toMatchObject({ type: 'agent.notification', severity: 'info', title: 'RDP login event 4625' });
+  }, 90_000);
+});
+
+// Issue 31 item 1: the agent sends agent.heartbeat at every start and, on the first start after 09:00,
+// its daily report right after it (Login_Monitor.ps1 Send-Heartbeat -IsStartup, Send-DailyReport); a
+// restart burst repeats that. Neither gap is the agent's interval (14400 s, forced by the deploy).
+describe('a fresh install and a restart burst', () => {
+  const ws06 = windowsAgent('WS-06');
+
+  it('page nobody: no host_silence problem 8 minutes or 3 hours later', async () => {
+    const t = new Date(Date.now() - 20_000);
+    const at = (s: number) => new Date(t.getTime() + s * 1000);
+    // Each built when the agent sends it, after the previous post was answered (two starts of one trigger
+    // in one millisecond would be one event posted twice: ingest/src/resend.ts).
+    const sequence = [
+      () => rdpMonitor.lifecycleStarted(ws06, 'process_start'),
+      () => rdpMonitor.heartbeat(ws06, at(0)),
+      () => rdpMonitor.dailyReport(ws06, { success: 0, failed: 0, top: [], users: [] }),
+      // The restart burst: the task restarts the monitor twice within a minute.
+      () => rdpMonitor.lifecycleStarted(ws06, 'process_start'),
+      () => rdpMonitor.heartbeat(ws06, at(6)),
+      () => rdpMonitor.heartbeat(ws06, at(12)),
+    ];
+    let lastPostAt = new Date();
+    for (const make of sequence) {
+      const e = make();
+      lastPostAt = new Date();
+      expect([e.type, (await post(e)).statusCode]).toEqual([e.type, 201]);
+    }
+    // Correlate has applied the last heartbeat (its receive time is at or after lastPostAt).
+    const host = await waitFor(
+      'WS-06 correlated up to its last heartbeat',
+      async () =>
+        (await stores.pg.query(`SELECT last_heartbeat, heartbeat_interval_seconds FROM hosts WHERE hostname = 'WS-06'`))
+          .rows[0] as { last_heartbeat: Date | null; heartbeat_interval_seconds: number | null } | undefined,
+      (r) => !!r?.last_heartbeat && r.last_heartbeat >= lastPostAt,
+      60_000,
+    );
+    // Nothing learned from start-up gaps: the product's default interval holds.
+    expect(host!.heartbeat_interval_seconds).toBeNull();
+    for (const minutes of [8, 180]) {
+      await runLivenessScan(stores.pg, { now: new Date(Date.now() + minutes * 60_000), staleMinutes: stores.config.heartbeat });
+      const silent = await stores.pg.query(`SELECT id FROM problems WHERE host = 'WS-06' AND type = 'host_silence'`);
+      expect([minutes, silent.rowCount]).toEqual([minutes, 0]);
+    }
+  }, 90_000);
+});
+
+// Issue 31 item 4: the agent sends no 302 that repeats user + resource + client within 90 s, so a client
+// flapping every few seconds yields one 302 and then a 303 per flap, each with the gateway's own duration.
+describe('a client flapping behind the gateway', () => {
+  const ws07 = windowsAgent('WS-07');
+
+  it('counts every flap: a badge on each short 303', async () => {
+    const t = new Date(Date.now() - 50_000);
+    const at = (s: number) => new Date(t.getTime() + s * 1000);
+    const g = { user: 'CORP\\hal', clientIp: '198.51.100.77', resource: 'WS-07' };
+    const sequence = [
+      rdpMonitor.gateway(ws07, { code: 302, ...g, at: at(0) }),
+      rdpMonitor.gateway(ws07, { code: 303, ...g, durationSec: 3, at: at(3) }),
+      rdpMonitor.gateway(ws07, { code: 303, ...g, durationSec: 4, at: at(11) }),
+      rdpMonitor.gateway(ws07, { code: 303, ...g, durationSec: 2, at: at(17) }),
+    ];
+    for (const e of sequence) expect((await post(e)).statusCode).toBe(201);
+    const list = await waitFor(
+      'three flap badges',
+      () => api<{ items: { event_id: string; flap: boolean }[] }>('/events?hostname=WS-07&page_size=100'),
+      (l) => l.items.filter((x) => x.flap).length === 3,
+      60_000,
+    );
+    expect(
+      list.items
+        .filter((x) => x.flap)
+        .map((x) => x.event_id)
+        .sort(),
+    ).toEqual(
+      sequence
+        .slice(1)
+        .map((e) => e.event_id)
+        .sort(),
+    );
+    const problems = await api<{ items: { type: string; rdg_flap: boolean; count: number }[] }>('/problems?host=WS-07');
+    expect(problems.items.filter((p) => p.rdg_flap)).toEqual([expect.objectContaining({ type: 'rdg.connection.flap' })]);
   }, 90_000);
 });

@@ -9,6 +9,7 @@ export { envelopeToRow } from './store/rows.ts';
 export { insertEventRows } from './store/insert.ts';
 export { ROLLUP_OVERLAP_SECONDS, runHourlyRollup } from './store/rollup.ts';
 export { processBatch, type CorrelateSettings } from './correlate/processor.ts';
+export { runLivenessScan } from './correlate/liveness.ts';
 export type { CorrelateEnvelope, CorrelateEvent } from './correlate/rules.ts';
 export { countEvents } from './stream/messages.ts';
 export { actionsRole, advanceAgentActions, runActionJob } from './actions/index.ts';

@@ -1,6 +1,7 @@
 // Remote-action tests: a real OpenSSH server, a WS-Management test double, local git repositories.
 export * from './sshd.ts';
 export * from './git-repos.ts';
+export * from './deploy-rules.ts';
 export * from './wsman-double.ts';
 
 import { Clients, type Config } from '@watchpost/runtime';

@@ -7,21 +7,24 @@
 import { randomUUID } from 'node:crypto';
 import type { EventV1 } from '@watchpost/schemas';
 
-/** version.txt at the head of PTah/RDP-login-monitor ($ScriptVersion). */
+/** Login_Monitor.ps1 93 ($ScriptVersion, equal to version.txt 1 at HEAD); Sac-Client.ps1 365 sends it as product_version. */
 export const RDP_MONITOR_VERSION = '2.1.7-SAC';
 /** SSH_MONITOR_VERSION at the top of the ssh-monitor script. */
 export const SSH_MONITOR_VERSION = '1.1.2-ipset';
 
 export interface AgentIdentity {
-  /** Windows: $env:COMPUTERNAME (NetBIOS, upper case); Linux: `hostname`. */
+  /** Windows: $env:COMPUTERNAME (NetBIOS, upper case; Sac-Client.ps1 290-313 Get-SacHostBlock, line 291); Linux: `hostname`. */
   hostname: string;
-  /** The host's first IPv4 (Sac-Client.ps1 Get-SacHostIPv4; ssh-monitor server_display_name_with_ip). */
+  /** The host's first IPv4 (Sac-Client.ps1 315-344 Get-SacHostIPv4; ssh-monitor server_display_name_with_ip). */
   ipv4?: string;
-  /** Sac-Client.ps1 Get-SacAgentInstanceId: a GUID kept in the install folder. */
+  /** Sac-Client.ps1 139-157 Get-SacAgentInstanceId: a GUID kept in the install folder. */
   agentInstanceId: string;
-  /** Sac-Client.ps1 Send-NotifyOrSac: `agent` in UseSAC=dual (the agent also told its Telegram), else `sac`. */
+  /**
+   * Sac-Client.ps1 858-914 Send-NotifyOrSac: `agent` in UseSAC=dual (895-900, the agent also told its Telegram),
+   * else `sac` (exclusive 890-894, fallback 901-908).
+   */
   telegramVia?: 'agent' | 'sac';
-  /** UTC offset of the host's clock, minutes (occurred_at carries it). */
+  /** UTC offset of the host's clock, minutes (occurred_at carries it: Sac-Client.ps1 166-178). */
   utcOffsetMinutes?: number;
   productVersion?: string;
 }
@@ -46,7 +49,10 @@ export const linuxAgent = (hostname: string, over: Partial<AgentIdentity> = {}):
 
 const pad = (n: number, w = 2) => String(n).padStart(w, '0');
 
-/** Local time of `at` on a clock `offset` minutes from UTC, as .NET's 'yyyy-MM-ddTHH:mm:ss.fffK' writes it. */
+/**
+ * Local time of `at` on a clock `offset` minutes from UTC, as .NET's 'yyyy-MM-ddTHH:mm:ss.fffK' writes it:
+ * Sac-Client.ps1 166-178 (Get-SacOccurredAtIso, Get-SacOccurredAtIsoFromDateTime).
+ */
 export function sacOccurredAt(at: Date, offsetMinutes = 180, millis = true): string {
   const l = new Date(at.getTime() + offsetMinutes * 60_000);
   const sign = offsetMinutes < 0 ? '-' : '+';
@@ -58,7 +64,7 @@ export function sacOccurredAt(at: Date, offsetMinutes = 180, millis = true): str
   );
 }
 
-/** Sac-Client.ps1 Get-SacCategoryForType. */
+/** Sac-Client.ps1 248-257 (Get-SacCategoryForType). */
 export function sacCategory(type: string): EventV1['category'] {
   if (/^agent\./.test(type)) return 'agent';
   if (/^(ssh\.|auth\.|rdp\.)/.test(type)) return 'auth';
@@ -69,7 +75,10 @@ export function sacCategory(type: string): EventV1['category'] {
   return 'agent';
 }
 
-/** "HOST (ipv4)": Login_Monitor.ps1 Get-MonitorServerLabelWithIp, ssh-monitor server_display_name_with_ip. */
+/**
+ * "HOST (ipv4)": Login_Monitor.ps1 2098-2119 (Get-MonitorServerLabel, Get-MonitorServerLabelWithIp; $ServerDisplayName
+ * unset), ssh-monitor server_display_name_with_ip.
+ */
 const labelWithIp = (a: AgentIdentity) => (a.ipv4 ? `${a.hostname} (${a.ipv4})` : a.hostname);
 
 interface Send {
@@ -78,18 +87,20 @@ interface Send {
   title: string;
   summary: string;
   details?: Record<string, unknown>;
-  /** -OccurredAt (the Windows event's TimeCreated); default now. */
+  /** -OccurredAt (the Windows event's TimeCreated; Sac-Client.ps1 362); default now (Get-SacOccurredAtIso). */
   at?: Date;
   /**
-   * How the event left the agent: through Send-NotifyOrSac (telegram_via from the mode), or
-   * Send-SacEvent directly (inventory, deploy notice: no telegram_via).
+   * How the event left the agent: through Send-NotifyOrSac (Sac-Client.ps1 858-914, telegram_via from the mode), or
+   * Send-SacEvent directly (Sac-Client.ps1 743-784, merged with TelegramVia '' at 758: inventory, deploy notice: no
+   * telegram_via).
    */
   via: 'notify' | 'direct' | 'heartbeat';
 }
 
 /**
- * Sac-Client.ps1 New-SacEventPayload + Get-SacHostBlock, with details merged by Merge-SacNotifyDetails
- * (generated_by = agent; telegram_via per Send-NotifyOrSac; heartbeats always `sac`).
+ * Sac-Client.ps1 346-379 (New-SacEventPayload; Limit-SacString 259-269 at 356-357) + 290-313 (Get-SacHostBlock),
+ * with details merged by Merge-SacNotifyDetails 814-833 (generated_by = agent; telegram_via per Send-NotifyOrSac
+ * 858-914; heartbeats always `sac`, 877-884).
  */
 function sacEvent(a: AgentIdentity, product: 'rdp-login-monitor' | 'ssh-monitor', s: Send): EventV1 {
   const windows = product === 'rdp-login-monitor';
@@ -119,13 +130,17 @@ function sacEvent(a: AgentIdentity, product: 'rdp-login-monitor' | 'ssh-monitor'
   };
 }
 
+/** .NET 'dd.MM.yyyy HH:mm:ss' (Login_Monitor.ps1 2570 heartbeat stamp, 2250 daily report time). */
 const dmy = (d: Date) =>
   `${pad(d.getDate())}.${pad(d.getMonth() + 1)}.${d.getFullYear()} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
 
 // --- rdp-login-monitor (Windows) -----------------------------------------------------------------
 
 export const rdpMonitor = {
-  /** Login_Monitor.ps1 Send-RdpMonitorSacHeartbeat (Send-Heartbeat's "dd.MM.yyyy HH:mm:ss" timestamp). */
+  /**
+   * Login_Monitor.ps1 2447-2461 (Send-RdpMonitorSacHeartbeat), called from Send-Heartbeat 2567-2717 (its
+   * "dd.MM.yyyy HH:mm:ss" timestamp at 2570; calls at 2713/2715; main loop 5026-5029).
+   */
   heartbeat: (a: AgentIdentity, at = new Date()) =>
     sacEvent(a, 'rdp-login-monitor', {
       via: 'heartbeat',
@@ -137,7 +152,7 @@ export const rdpMonitor = {
       details: { host: a.hostname },
     }),
 
-  /** Login_Monitor.ps1 Send-HostInventoryToSac (Get-HostInventorySnapshot), sent by Send-SacEvent. */
+  /** Login_Monitor.ps1 2406-2429 (Send-HostInventoryToSac) + 2285-2404 (Get-HostInventorySnapshot), sent by Send-SacEvent. */
   inventory: (a: AgentIdentity, over: { memory_gb?: number; processor?: string } = {}) =>
     sacEvent(a, 'rdp-login-monitor', {
       via: 'direct',
@@ -167,7 +182,10 @@ export const rdpMonitor = {
       },
     }),
 
-  /** Login_Monitor.ps1 Send-RdpMonitorLifecycleNotification ('started', from Send-Heartbeat -IsStartup). */
+  /**
+   * Login_Monitor.ps1 1099-1126 (Send-RdpMonitorLifecycleNotification, 'started') from Send-Heartbeat -IsStartup
+   * 2611-2713 (trigger 2623-2632, details extra 2690-2701, call 2703-2711; startup cause 2475-2540).
+   */
   lifecycleStarted: (a: AgentIdentity, trigger: 'boot' | 'os_reboot' | 'process_start' | 'deploy_recycle' = 'process_start') =>
     sacEvent(a, 'rdp-login-monitor', {
       via: 'notify',
@@ -184,7 +202,10 @@ export const rdpMonitor = {
       },
     }),
 
-  /** Login_Monitor.ps1 main loop, 4624 branch (Get-LoginEventInfo): rdp.login.success. */
+  /**
+   * Login_Monitor.ps1 4663-4689 (main loop, the branch without the 4625 rate limit, 4624 -> rdp.login.success at 4675;
+   * Get-LoginEventInfo 3266-3304): rdp.login.success.
+   */
   loginSuccess: (a: AgentIdentity, user: string, ip: string, at = new Date(), logonType = 10) =>
     sacEvent(a, 'rdp-login-monitor', {
       via: 'notify',
@@ -196,7 +217,7 @@ export const rdpMonitor = {
       details: { user, ip_address: ip, logon_type: logonType, event_id_windows: 4624, workstation_name: 'CLIENT-PC' },
     }),
 
-  /** Login_Monitor.ps1 main loop, 4625 branch with the rate limit's SendIndividual: rdp.login.failed. */
+  /** Login_Monitor.ps1 4618-4651 (main loop, 4625 with the rate limit's SendIndividual, send at 4636-4648): rdp.login.failed. */
   loginFailed: (a: AgentIdentity, user: string, ip: string, at = new Date()) =>
     sacEvent(a, 'rdp-login-monitor', {
       via: 'notify',
@@ -209,8 +230,8 @@ export const rdpMonitor = {
     }),
 
   /**
-   * Login_Monitor.ps1 main loop, a 4625 with `$FailedLogonRateLimitEnabled` off: the branch that sends 4624
-   * as rdp.login.success sends every other id as agent.notification, severity info.
+   * Login_Monitor.ps1 4663-4689 (main loop, a 4625 with `$FailedLogonRateLimitEnabled` off): the branch that sends
+   * 4624 as rdp.login.success sends every other id as agent.notification (4675), severity info.
    */
   loginFailedUnlimited: (a: AgentIdentity, user: string, ip: string, at = new Date(), logonType = 3) =>
     sacEvent(a, 'rdp-login-monitor', {
@@ -223,7 +244,10 @@ export const rdpMonitor = {
       details: { user, ip_address: ip, logon_type: logonType, event_id_windows: 4625, workstation_name: '-' },
     }),
 
-  /** Login_Monitor.ps1 main loop, 4625 burst alerts (Get-FailedLogonRateLimitDecision4625; key from Get-FailedLogonSourceKeyPart). */
+  /**
+   * Login_Monitor.ps1 4653-4662 (main loop, 4625 burst alerts) with Get-FailedLogonRateLimitDecision4625 3621-3683
+   * (bucket keys 3642-3643), Get-FailedLogonBurstAlertIfNeeded 3575-3619, key from Get-FailedLogonSourceKeyPart 3443-3460.
+   */
   bruteforceBurst: (a: AgentIdentity, ip: string, count: number) =>
     sacEvent(a, 'rdp-login-monitor', {
       via: 'notify',
@@ -235,7 +259,8 @@ export const rdpMonitor = {
     }),
 
   /**
-   * Login_Monitor.ps1 main loop, RD Gateway branch (Get-RDGatewayEventInfo, Get-RdgGatewaySacEventType):
+   * Login_Monitor.ps1 4698-4765 (main loop, RD Gateway branch, send 4737-4756) with Get-RDGatewayEventInfo 3968-4066,
+   * Get-RdgGatewaySacEventType 3837-3845, Test-RdgGatewayBenignErrorCode 3813-3821:
    * 302 -> rdg.connection.success; 303 with a benign code (empty, 0, N/A, 1226) -> rdg.connection.disconnected;
    * 303 with another code -> rdg.connection.failed (warning). No session id: the agent has none.
    */
@@ -259,7 +284,9 @@ export const rdpMonitor = {
         internal_ip: o.resource,
         protocol: 'HTTP',
         gateway_error_code: err,
-        session_duration_sec: o.durationSec ?? 0,
+        // The agent never sends a 303 whose duration is 0 or less (Test-Rdg303ShouldSkipNotify 3957-3966):
+        // a 303 given no duration lasted half an hour.
+        session_duration_sec: o.durationSec ?? (o.code === 303 ? 1800 : 0),
         bytes_received: o.code === 303 ? 18_342 : 0,
         bytes_transferred: o.code === 303 ? 245_118 : 0,
         event_id_windows: o.code,
@@ -267,7 +294,10 @@ export const rdpMonitor = {
     });
   },
 
-  /** Login_Monitor.ps1 main loop, WinRM branch (Get-WinRm91EventInfo): winrm.session.started. */
+  /**
+   * Login_Monitor.ps1 4869-4933 (main loop, WinRM branch, send 4915-4929) with Get-WinRm91EventInfo 1705-1753
+   * (logon_type from Find-CorrelatedNetworkLogon4624 1828-1874, at 4891): winrm.session.started.
+   */
   winrmSession: (a: AgentIdentity, user: string, ip: string, at = new Date()) =>
     sacEvent(a, 'rdp-login-monitor', {
       via: 'notify',
@@ -287,7 +317,10 @@ export const rdpMonitor = {
       },
     }),
 
-  /** Login_Monitor.ps1 main loop, admin share branch (Get-AdminShare5140EventInfo): smb.admin_share.access. */
+  /**
+   * Login_Monitor.ps1 4935-4981 (main loop, admin share branch, send 4962-4977) with Get-AdminShare5140EventInfo
+   * 2015-2049: smb.admin_share.access.
+   */
   adminShare: (a: AgentIdentity, user: string, ip: string, share = '\\\\*\\C$', at = new Date()) =>
     sacEvent(a, 'rdp-login-monitor', {
       via: 'notify',
@@ -308,7 +341,10 @@ export const rdpMonitor = {
       },
     }),
 
-  /** Login_Monitor.ps1 main loop, 4740 branch (Get-Lockout4740EventInfo): auth.account.locked. */
+  /**
+   * Login_Monitor.ps1 4983-5023 (main loop, 4740 branch, send 5008-5019) with Get-Lockout4740EventInfo 4245-4277:
+   * auth.account.locked.
+   */
   accountLocked: (a: AgentIdentity, user: string, domain: string, iisClientIps: string[] = [], at = new Date()) =>
     sacEvent(a, 'rdp-login-monitor', {
       via: 'notify',
@@ -321,8 +357,9 @@ export const rdpMonitor = {
     }),
 
   /**
-   * Login_Monitor.ps1 Send-DailyReport (Build-DailyReportPlainBodyWindows): the plain body, its HTML
-   * (HtmlEncode, line breaks as <br>) and the stats.
+   * Login_Monitor.ps1 4113-4159 (Send-DailyReport) with Build-DailyReportPlainBodyWindows 2243-2283 and
+   * Get-DailyReportAuthStats24h 2126-2177: the plain body, its HTML (HtmlEncode, line breaks as <br>, 4139-4140)
+   * and the stats (4126-4138).
    */
   dailyReport: (a: AgentIdentity, s: { success: number; failed: number; top: [string, number][]; users: string[] }) => {
     const version = a.productVersion ?? RDP_MONITOR_VERSION;
@@ -374,7 +411,7 @@ export const rdpMonitor = {
   },
 };
 
-/** [System.Net.WebUtility]::HtmlEncode for the characters a report holds. */
+/** [System.Net.WebUtility]::HtmlEncode (Login_Monitor.ps1 4139) for the ASCII specials a report holds. */
 function htmlEncode(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }

@@ -1,4 +1,5 @@
 // Local bare git repositories for agent-update and version-reference tests (file:// URLs).
+import { PUBLIC_SETTINGS_EXAMPLE } from './deploy-rules.ts';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -103,7 +104,7 @@ export function rdpAgentFiles(version = '2.1.7-SAC'): Record<string, string | Bu
     'Login_Monitor.ps1': `# Версия: пишется в лог и в Telegram.\n$ScriptVersion = "${version}"\n`,
     'Sac-Client.ps1':
       '# Ожидает: $UseSAC, $SacUrl, $SacApiKey, $ScriptVersion\nfunction Get-SacAgentCommandsUrl { return "$base/api/v1/agent/commands" }\n',
-    'login_monitor.settings.example.ps1': "$UseSAC = 'fallback'\n$SacUrl = 'https://sac.example.invalid'\n$SacApiKey = ''\n",
+    'login_monitor.settings.example.ps1': PUBLIC_SETTINGS_EXAMPLE,
     'RdpMonitor-TaskQuery.ps1': Buffer.concat([UTF8_BOM, Buffer.from('# задачи планировщика\r\n')]),
     'tools/Test-RDGatewayEventInfo.ps1': '# RD Gateway 302/303\n',
     'README.md': '# RDP login monitor\n',

@@ -16,3 +16,4 @@ export * from './jobs.ts';
 export * from './kinds/index.ts';
 export * from './bundles.ts';
 export * from './update-offers.ts';
+export * from './stalled-updates.ts';

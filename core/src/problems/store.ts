@@ -3,6 +3,7 @@
 // writes, all set-based (one statement for any number of rows): lock the live problems of some
 // fingerprints, open problems together with their problems.v1 outbox rows, update problems (extend:
 // count += n, last_seen = max; state changes from the state machine), and append timeline rows.
+import { createHash } from 'node:crypto';
 import type { PoolClient } from '@watchpost/runtime';
 import {
   problemMessage,
@@ -34,6 +35,20 @@ const COLUMNS = [
   'details',
 ] as const;
 
+/** A problem's fingerprint: one live problem per host, type and rule. */
+export function fingerprintOf(host: string, type: string, rule: string): string {
+  return `${host}|${type}|${rule}`;
+}
+
+/** Deterministic problem id (UUID layout) from a seed, e.g. the opening event id and the rule. */
+export function deterministicUuid(seed: string): string {
+  const h = createHash('sha256').update(seed).digest();
+  h[6] = (h[6]! & 0x0f) | 0x50; // version nibble 5 (name-based)
+  h[8] = (h[8]! & 0x3f) | 0x80; // RFC 4122 variant
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
+}
+
 /** The select list of a full problem row (`alias` for joins); id comes back as text. */
 export function problemColumns(alias?: string): string {
   const a = alias ? `${alias}.` : '';
@@ -53,6 +68,27 @@ export interface ProblemRow extends ProblemState {
   rdg_flap: boolean;
   reopened_count: number;
   details: Record<string, unknown>;
+}
+
+/** A problem as it opens: open, seen once at `at`, never acknowledged, resolved or reopened. */
+export function newProblemRow(
+  p: Pick<ProblemRow, 'id' | 'fingerprint' | 'host' | 'type' | 'rule' | 'title' | 'severity' | 'details'> & { at: Date },
+): ProblemRow {
+  const { at, ...rest } = p;
+  return {
+    ...rest,
+    status: 'open',
+    count: 1,
+    created_at: at,
+    last_seen: at,
+    acknowledged_at: null,
+    acknowledged_by: null,
+    resolved_at: null,
+    resolved_by: null,
+    resolved_by_user: null,
+    rdg_flap: false,
+    reopened_count: 0,
+  };
 }
 
 /** One entry of a problem's timeline (table problem_events). */

@@ -28,6 +28,16 @@ export interface AxeViolation {
 
 /** axe-core's serious and critical violations on the current page (evaluated through the debugger, not a script tag, so the CSP stays on). */
 export async function axeSerious(page: Page): Promise<AxeViolation[]> {
+  // Colours mid-transition (naive-ui fades cell and badge backgrounds, a busy machine stretches that)
+  // are no contrast defect: measure the settled page. Endless animations (spinners) are not waited for.
+  await page.evaluate(() =>
+    Promise.all(
+      document
+        .getAnimations()
+        .filter((a) => a.effect?.getComputedTiming().iterations !== Infinity)
+        .map((a) => a.finished.catch(() => undefined)),
+    ),
+  );
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
     const axe = (window as unknown as { axe: { run(ctx: Document, o: object): Promise<{ violations: AxeViolation[] }> } }).axe;

@@ -160,7 +160,7 @@ async function advance(deps: ActionDeps, a: ActionRecord): Promise<void> {
     const e = expired[0]!;
     const error =
       e.was === 'delivered'
-        ? `expired: the agent fetched the ${e.kind} command but sent no result within ${AGENT_ACTION_TTL_MINUTES} minutes; it may have run it: check the host`
+        ? `expired: the agent fetched the ${e.kind} command but sent no result within ${AGENT_ACTION_TTL_MINUTES} minutes; it may have run it, or be stuck in it (the agent reads a command's output to its end before its own 60 s timeout applies, and meanwhile sends no events or heartbeats): check the host`
         : `expired: the host's agent did not fetch the ${e.kind} command within ${AGENT_ACTION_TTL_MINUTES} minutes (it polls every 60 s: is it running, and is it the agent the host is bound to?)`;
     await finishAction(pg, a.id, {
       ok: false,

@@ -17,7 +17,9 @@ import {
   createRdpAgentRepo,
   createTestGitRepo,
   insertHost,
+  monitorStarts,
   rdpAgentFiles,
+  settingsAfterDeploy,
   startActionsWorker,
   startWsmanDouble,
   wsmanDoubleEnv,
@@ -40,6 +42,19 @@ const downloads: { status: number; url: string }[] = [];
 let staged = new Map<string, Buffer>();
 /** deployed_version.txt on the "host" (Deploy-LoginMonitor.ps1 $VersionStampPath). */
 let deployedStamp = '2.1.7-SAC';
+/**
+ * The host's login_monitor.settings.ps1: its key from an expression the deploy cannot read as a 'sac_…'
+ * literal (Deploy-LoginMonitor.ps1 then takes the SAC block for missing and would replace it with the
+ * example's, if the bundle carried one).
+ */
+const HOST_SETTINGS = [
+  "$TelegramBotToken = ''",
+  "$UseSAC = 'exclusive'",
+  "$SacUrl = 'https://watchpost.corp.example'",
+  "$SacApiKey = [Environment]::GetEnvironmentVariable('SAC_API_KEY', 'Machine')",
+  '',
+].join('\r\n');
+let hostSettings: string | undefined = HOST_SETTINGS;
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
@@ -132,10 +147,14 @@ function likeWindows(opts: { report: boolean; install: boolean }) {
     if (!shareVer || !staged.has('Login_Monitor.ps1')) return { stdout: 'WATCHPOST-DEPLOY-EXIT=0\r\n', exitCode: 0 };
     const log = [`Deploy: корень дистрибутива: C:\\ProgramData\\watchpost-agent\\staging-x`];
     if (opts.install) {
+      // The deploy's rules on the host's settings (testkit deploy-rules.ts), with what the bundle holds.
+      const example = staged.get('login_monitor.settings.example.ps1')?.toString('utf8');
+      hostSettings = settingsAfterDeploy(hostSettings, example, shareVer !== deployedStamp);
       deployedStamp = shareVer;
       log.push(`Записана метка версии: C:\\ProgramData\\RDP-login-monitor\\deployed_version.txt`);
     } else log.push('ОШИБКА: запустите Deploy из повышенной консоли PowerShell');
-    if (opts.install && opts.report) {
+    // The restarted monitor gets past its start only with a key (Login_Monitor.ps1 exits 1 otherwise).
+    if (opts.install && opts.report && monitorStarts(hostSettings).starts) {
       // The restarted monitor states its $ScriptVersion (Login_Monitor.ps1 as unpacked).
       const sv = /\$ScriptVersion = "([^"]+)"/.exec(staged.get('Login_Monitor.ps1')!.toString('utf8'))![1]!;
       await agentReports(sv);
@@ -266,6 +285,10 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
       } else expect(content.equals(original), name).toBe(true);
     }
     expect(staged.get('version.txt')!.toString()).toBe('2.1.8-SAC\n');
+    // The deploy left the host's SAC block alone (only $UseSAC forced to fallback on the upgrade): it starts.
+    expect(hostSettings).toContain("$SacApiKey = [Environment]::GetEnvironmentVariable('SAC_API_KEY', 'Machine')");
+    expect(hostSettings).toContain("$UseSAC = 'fallback'");
+    expect(monitorStarts(hostSettings)).toEqual({ starts: true, why: 'UseSAC=fallback' });
 
     // The version comes from the agent's own event (correlate), not from the action.
     const host = await h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
@@ -306,6 +329,27 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
     expect(Date.now() - started).toBeGreaterThanOrEqual(5000);
     const host = await h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
     expect(host.rows[0].product_version).toBe('2.1.7-SAC');
+    // Nothing from the host since the deploy: a high problem names the host and the likely cause, and pages.
+    const problems = await h.stores.pg.query(
+      `SELECT id::text, host, severity, title, details FROM problems WHERE type = 'agent_update_stalled' AND status = 'open'`,
+    );
+    expect(problems.rows).toEqual([
+      {
+        id: expect.any(String),
+        host: 'win-upd',
+        severity: 'high',
+        title: 'win-upd: no event from the agent since its update to 2.1.8-SAC',
+        details: expect.objectContaining({
+          version: '2.1.8-SAC',
+          deployed_version: '2.1.8-SAC',
+          silent_since_deploy: true,
+          likely_cause: expect.stringMatching(/the monitor does not start after the deploy: .*quoted 'sac_…' literal/),
+        }),
+      },
+    ]);
+    expect(r.body.error.message).toContain(`problem ${problems.rows[0].id} names the likely cause`);
+    const paged = await h.stores.pg.query(`SELECT kind FROM problem_outbox WHERE problem_id = $1`, [problems.rows[0].id]);
+    expect(paged.rows).toEqual([{ kind: 'problem.opened' }]);
   });
 
   it('a host newer than the bundle is not downgraded', async () => {

@@ -13,13 +13,13 @@ import {
   lockHost,
   lockLatestProblem,
   markHostStale,
+  newProblemRow,
   openProblems,
   outboxEntry,
   problemPayload,
   silentHostnames,
   transition,
   updateProblems,
-  type ProblemRow,
   type StaleRule,
 } from '@watchpost/core';
 import { SILENCE_RULE, deterministicUuid, fingerprintOf } from './rules.ts';
@@ -70,27 +70,17 @@ async function scanHostIn(c: PoolClient, hostname: string, opts: ScanOptions, re
   const fingerprint = fingerprintOf(hostname, HOST_SILENCE_TYPE, SILENCE_RULE);
   if (decision === 'open_new') {
     const id = deterministicUuid(`${HOST_SILENCE_TYPE}:${hostname}:${silentSince.toISOString()}`);
-    const row: ProblemRow = {
+    const row = newProblemRow({
       id,
-      status: 'open',
       fingerprint,
       host: hostname,
       type: HOST_SILENCE_TYPE,
       rule: SILENCE_RULE,
       title: `No heartbeat from ${hostname} for more than ${staleMinutes} minutes`,
       severity: SILENCE_SEVERITY,
-      count: 1,
-      created_at: opts.now,
-      last_seen: opts.now,
-      acknowledged_at: null,
-      acknowledged_by: null,
-      resolved_at: null,
-      resolved_by: null,
-      resolved_by_user: null,
-      rdg_flap: false,
-      reopened_count: 0,
+      at: opts.now,
       details: { silent_since: silentSince.toISOString(), stale_minutes: staleMinutes },
-    };
+    });
     // Another scanner may have opened it meanwhile: nothing is inserted then, and no message written.
     const inserted = await openProblems(c, [row], [outboxEntry('problem.opened', problemPayload(row), opts.now)], {
       onConflictDoNothing: true,

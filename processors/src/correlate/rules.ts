@@ -1,6 +1,5 @@
 // Pure correlation rules: which events open or extend problems, fingerprints, window matching, the
 // RD Gateway flap rule and the inventory hardware diff. No I/O; times are passed in.
-import { createHash } from 'node:crypto';
 import { isDeepStrictEqual } from 'node:util';
 import { canonicalJson, severityRank, type Severity } from '@watchpost/schemas';
 import { pgSafeText } from '@watchpost/core';
@@ -70,18 +69,8 @@ export function opensSeverityProblem(type: string, effective: Severity, minSever
   return !hasOwnRules(type) && severityRank(effective) >= severityRank(minSeverity);
 }
 
-export function fingerprintOf(host: string, type: string, rule: string): string {
-  return `${host}|${type}|${rule}`;
-}
-
-/** Deterministic problem id (UUID layout) from a seed, e.g. the opening event id and the rule. */
-export function deterministicUuid(seed: string): string {
-  const h = createHash('sha256').update(seed).digest();
-  h[6] = (h[6]! & 0x0f) | 0x50; // version nibble 5 (name-based)
-  h[8] = (h[8]! & 0x3f) | 0x80; // RFC 4122 variant
-  const x = h.subarray(0, 16).toString('hex');
-  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
-}
+// The problem identity helpers live in core (problems/store.ts): problems opened outside correlate use them too.
+export { deterministicUuid, fingerprintOf } from '@watchpost/core';
 
 // ---- window matching -----------------------------------------------------------------------------
 

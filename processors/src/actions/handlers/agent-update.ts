@@ -10,6 +10,7 @@ import {
   parseVersion,
   powerShellCommandLine,
   quotePosix,
+  raiseStalledUpdate,
   quotePowerShell,
   setHostProductVersion,
 } from '@watchpost/core';
@@ -156,6 +157,7 @@ async function windowsUpdate(deps: ActionDeps, job: Job, signal: AbortSignal): P
   const client = await winrm(deps, job, signal);
   const [exe, ...args] = powerShellCommandLine(windowsUpdateScript(bundle.url, bundle.sha256)).split(' ');
   const r = requireSuccess('the agent update', await client.run(exe!, args));
+  const deployedAt = new Date();
   const out = parseDeployOutput(r.stdout);
   const tail = out.log.slice(-5).join(' | ').slice(0, 800);
   // The deploy writes version.txt's line to deployed_version.txt; the agent then reports its $ScriptVersion.
@@ -170,11 +172,26 @@ async function windowsUpdate(deps: ActionDeps, job: Job, signal: AbortSignal): P
   // Done when the agent itself says so: its events set the host's version (correlate), not the tag name.
   const waitMs = agentReportWaitMs(deps.config.actions.updateTimeoutMs);
   const seen = await awaitAgentReport(deps, job.target.host_id, bundle.version, waitMs, signal);
-  if (!seen.ok)
+  if (!seen.ok) {
+    // Not followed by the agent's own events: a problem pages on-call with the likely cause (stalled-updates.ts).
+    const host = await findHost(deps.pg, { id: job.target.host_id }, ['hostname', 'last_seen']);
+    const problem = host
+      ? await raiseStalledUpdate(deps.pg, {
+          hostname: host.hostname,
+          version: bundle.version,
+          deployed: out.deployed!,
+          deployedAt,
+          lastSeen: host.last_seen,
+          reported: seen.reported,
+          actionId: job.action_id,
+        })
+      : null;
     throw new RemoteError(
       `${bundle.deploys} is installed (deployed_version.txt), but the agent has not reported ${bundle.version} within ${Math.round(waitMs / 1000)} s ` +
-        `(its last reported version is ${seen.reported ?? 'unknown'}); the host's version follows the agent's next event`,
+        `(its last reported version is ${seen.reported ?? 'unknown'}); the host's version follows the agent's next event` +
+        (problem ? `; problem ${problem.id} names the likely cause` : ''),
     );
+  }
   return {
     agent: 'windows',
     version: seen.reported,
