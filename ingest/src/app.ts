@@ -490,6 +490,9 @@ export interface IngestService {
   claims: ClaimStore;
   /** Events and bytes this process holds now (tests, diagnostics). */
   inFlight: InFlightLimiter;
+  /** The agent key check and the per-key/per-host rate limits (the SMTP intake uses them too). */
+  keys: KeyVerifier;
+  rate: AgentRateLimiter;
   /** Drains queued and in-flight events, then disconnects the producer. */
   close(): Promise<void>;
 }
@@ -538,6 +541,8 @@ export function createIngest(opts: {
   return {
     routes: ingestRoutes({ config, log, pipeline, keys, rate, inFlight, pg: opts.pg }),
     inFlight,
+    keys,
+    rate,
     pipeline,
     sink,
     claims,

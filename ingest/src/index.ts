@@ -5,6 +5,8 @@ import { createIngest } from './app.ts';
 import { watchRedisMemory } from './redis-memory.ts';
 
 export { buildIngestApp, createIngest, ingestRoutes, envelopeValue, EVENTS_PATH, BATCH_PATH } from './app.ts';
+export { smtpRole } from './smtp/role.ts';
+export { createSmtpIntake } from './smtp/intake.ts';
 
 export const ingestRole: RoleStarter = async ({ config, log, clients }) => {
   const bootstrap = await ensureBootstrapKey(clients.pg, {

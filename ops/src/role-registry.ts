@@ -13,4 +13,5 @@ export const roleStarters: Record<ServiceRole, () => Promise<RoleStarter>> = {
   actions: async () => (await import('@watchpost/processors')).actionsRole,
   notify: async () => (await import('@watchpost/processors')).notifyRole,
   deliver: async () => (await import('@watchpost/processors')).deliverRole,
+  smtp: async () => (await import('@watchpost/ingest')).smtpRole,
 };

@@ -13,6 +13,8 @@ export * from './postgres-server.ts';
 export * from './bench-events.ts';
 export { sampleEvent } from '@watchpost/schemas/fixtures';
 export * from './agent-fixtures.ts';
+export * from './ssh-monitor-mail.ts';
+export * from './tls-cert.ts';
 export * from './kafka-cluster.ts';
 export * from './clickhouse-server.ts';
 export * from './outage-load.ts';

@@ -27,6 +27,8 @@ import type { HostRefresh, HostRow } from './store.ts';
 export const HOST_IDENTITY_CONFLICT_TYPE = 'host_identity_conflict';
 export const HOST_IDENTITY_RULE = 'identity';
 export const MAX_AGENT_INSTANCE_ID_LENGTH = 128;
+/** The product_version of an event that does not know it (rdp-login-monitor without $ScriptVersion, ssh-monitor's e-mails). */
+export const UNKNOWN_VERSION = 'unknown';
 
 // C0 and C1 control characters and DEL.
 // eslint-disable-next-line no-control-regex
@@ -186,7 +188,9 @@ function refreshFrom(r: HostRefresh, o: HostObservation, descriptive: boolean): 
   r.os_version = o.os_version ?? r.os_version;
   r.ipv6 = o.ipv6 ?? r.ipv6;
   r.timezone = o.timezone ?? r.timezone;
-  r.product_version = o.product_version;
+  // An agent that does not say its version in every event (ssh-monitor's e-mails: only the start message
+  // does) sends "unknown": no version, not a downgrade.
+  if (o.product_version !== UNKNOWN_VERSION) r.product_version = o.product_version;
 }
 
 /**

@@ -35,6 +35,7 @@ export const SERVICE_ROLES = [
   'actions',
   'notify',
   'deliver',
+  'smtp',
 ] as const;
 export type ServiceRole = (typeof SERVICE_ROLES)[number];
 export const ROLES = ['all', ...SERVICE_ROLES] as const;
@@ -143,6 +144,8 @@ export interface Config {
     maxInFlightEvents: number;
     maxInFlightBytes: number;
   };
+  /** The SMTP intake (ingest/src/smtp): ssh-monitor's e-mail channel as an event source. */
+  smtp: SmtpIntakeConfig;
   /** CONSUMER_BATCH_MAX_BYTES: a processor's batch is flushed at this many bytes too (besides its count and time). */
   consumerBatchMaxBytes: number;
   /** decodeThreads: worker threads decoding for the store (0 = on the main thread). */
@@ -285,6 +288,20 @@ export interface NotifyConfig {
 }
 
 type Env = Record<string, string | undefined>;
+
+export interface SmtpIntakeConfig {
+  /** SERVICE_SMTP_PORT: unset = no listener (the role idles); 0 = any free port (tests). */
+  port: number | null;
+  host: string;
+  /** PEM files for STARTTLS (ssh-monitor verifies the certificate by default). */
+  tlsCertFile: string;
+  tlsKeyFile: string;
+  /** AUTH without TLS (MAIL_SMTP_STARTTLS=0 on the agent): only on a trusted network. */
+  allowInsecureAuth: boolean;
+  maxMessageBytes: number;
+  maxMessagesPerConnection: number;
+  maxClients: number;
+}
 
 // The same typed readers as every channel's defaults (env.ts), so a variable is parsed one way.
 const str = (env: Env, name: string, def: string) => envReader(env).str(name, def);
@@ -515,6 +532,17 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       rateHostBurst: int(env, 'SERVICE_INGEST_RATE_HOST_BURST', 50_000, 1, 100_000_000),
       maxInFlightEvents: int(env, 'SERVICE_INGEST_MAX_IN_FLIGHT_EVENTS', 20_000, 1, 10_000_000),
       maxInFlightBytes: int(env, 'SERVICE_INGEST_MAX_IN_FLIGHT_BYTES', 64 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+    },
+    smtp: {
+      port: str(env, 'SERVICE_SMTP_PORT', '').trim() === '' ? null : int(env, 'SERVICE_SMTP_PORT', 2525, 0, 65_535),
+      host: str(env, 'SERVICE_SMTP_HOST', '0.0.0.0'),
+      tlsCertFile: str(env, 'SERVICE_SMTP_TLS_CERT_FILE', ''),
+      tlsKeyFile: str(env, 'SERVICE_SMTP_TLS_KEY_FILE', ''),
+      allowInsecureAuth: bool(env, 'SERVICE_SMTP_ALLOW_INSECURE_AUTH', false),
+      // ssh-monitor's largest alert, the daily report, is a few KB; 256 KiB as for one event over HTTP.
+      maxMessageBytes: int(env, 'SERVICE_SMTP_MAX_MESSAGE_BYTES', 262_144, 1024, 16 * 1024 * 1024),
+      maxMessagesPerConnection: int(env, 'SERVICE_SMTP_MAX_MESSAGES_PER_CONNECTION', 100, 1, 100_000),
+      maxClients: int(env, 'SERVICE_SMTP_MAX_CLIENTS', 200, 1, 100_000),
     },
     correlate: {
       batchSize: int(env, 'CORRELATE_BATCH_SIZE', 5000, 1, 100_000),
