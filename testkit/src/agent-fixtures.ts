@@ -136,6 +136,30 @@ const dmy = (d: Date) =>
 
 // --- rdp-login-monitor (Windows) -----------------------------------------------------------------
 
+/**
+ * Login_Monitor.ps1 4663-4689: the main loop's branch for a logon event outside the 4625 rate limit; `$sacType`
+ * is rdp.login.success for 4624 and agent.notification for every other id (4675), severity info.
+ */
+function loginBranchEvent(
+  a: AgentIdentity,
+  id: number,
+  user: string,
+  ip: string,
+  at: Date,
+  logonType: number,
+  wks: string,
+): EventV1 {
+  return sacEvent(a, 'rdp-login-monitor', {
+    via: 'notify',
+    at,
+    type: id === 4624 ? 'rdp.login.success' : 'agent.notification',
+    severity: 'info',
+    title: `RDP login event ${id}`,
+    summary: `Event ${id} ${user} from ${ip}`,
+    details: { user, ip_address: ip, logon_type: logonType, event_id_windows: id, workstation_name: wks },
+  });
+}
+
 export const rdpMonitor = {
   /**
    * Login_Monitor.ps1 2447-2461 (Send-RdpMonitorSacHeartbeat), called from Send-Heartbeat 2567-2717 (its
@@ -207,15 +231,7 @@ export const rdpMonitor = {
    * Get-LoginEventInfo 3266-3304): rdp.login.success.
    */
   loginSuccess: (a: AgentIdentity, user: string, ip: string, at = new Date(), logonType = 10) =>
-    sacEvent(a, 'rdp-login-monitor', {
-      via: 'notify',
-      at,
-      type: 'rdp.login.success',
-      severity: 'info',
-      title: 'RDP login event 4624',
-      summary: `Event 4624 ${user} from ${ip}`,
-      details: { user, ip_address: ip, logon_type: logonType, event_id_windows: 4624, workstation_name: 'CLIENT-PC' },
-    }),
+    loginBranchEvent(a, 4624, user, ip, at, logonType, 'CLIENT-PC'),
 
   /** Login_Monitor.ps1 4618-4651 (main loop, 4625 with the rate limit's SendIndividual, send at 4636-4648): rdp.login.failed. */
   loginFailed: (a: AgentIdentity, user: string, ip: string, at = new Date()) =>
@@ -234,15 +250,7 @@ export const rdpMonitor = {
    * 4624 as rdp.login.success sends every other id as agent.notification (4675), severity info.
    */
   loginFailedUnlimited: (a: AgentIdentity, user: string, ip: string, at = new Date(), logonType = 3) =>
-    sacEvent(a, 'rdp-login-monitor', {
-      via: 'notify',
-      at,
-      type: 'agent.notification',
-      severity: 'info',
-      title: 'RDP login event 4625',
-      summary: `Event 4625 ${user} from ${ip}`,
-      details: { user, ip_address: ip, logon_type: logonType, event_id_windows: 4625, workstation_name: '-' },
-    }),
+    loginBranchEvent(a, 4625, user, ip, at, logonType, '-'),
 
   /**
    * Login_Monitor.ps1 4653-4662 (main loop, 4625 burst alerts) with Get-FailedLogonRateLimitDecision4625 3621-3683

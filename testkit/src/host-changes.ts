@@ -8,13 +8,14 @@ import {
   findHost,
   HOST_IDENTITY_CONFLICT_TYPE,
   HOST_IDENTITY_RULE,
+  fingerprintOf,
+  newProblemRow,
   openProblems,
   outboxEntry,
   problemPayload,
   proposeWinrmCertificate,
   upsertHostChanges,
   type HostChangeUpsert,
-  type ProblemRow,
 } from '@watchpost/core';
 
 export interface TestHost {
@@ -104,27 +105,17 @@ export async function recordPendingChange(pg: Pool, c: TestHostChange): Promise<
 /** Opens a host_identity_conflict problem for the host through core's problem store (with its outbox message); returns its id. */
 export async function openIdentityConflict(pg: Pool, hostname: string, details: Record<string, unknown> = {}): Promise<string> {
   const now = new Date();
-  const row: ProblemRow = {
+  const row = newProblemRow({
     id: randomUUID(),
-    status: 'open',
     type: HOST_IDENTITY_CONFLICT_TYPE,
-    fingerprint: `${hostname}|${HOST_IDENTITY_CONFLICT_TYPE}|${HOST_IDENTITY_RULE}`,
+    fingerprint: fingerprintOf(hostname, HOST_IDENTITY_CONFLICT_TYPE, HOST_IDENTITY_RULE),
     host: hostname,
     rule: HOST_IDENTITY_RULE,
     title: `Another agent speaks for ${hostname}`,
     severity: 'high',
-    count: 1,
-    created_at: now,
-    last_seen: now,
-    acknowledged_at: null,
-    acknowledged_by: null,
-    resolved_at: null,
-    resolved_by: null,
-    resolved_by_user: null,
-    rdg_flap: false,
-    reopened_count: 0,
+    at: now,
     details,
-  };
+  });
   const c = await pg.connect();
   try {
     await c.query('BEGIN');

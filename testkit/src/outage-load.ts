@@ -37,6 +37,9 @@ export function serviceEnv(config: Config, extra: Record<string, string> = {}): 
     // Due at 08:00 UTC by default: a process started after it would send one and one started before would
     // not, so what a test counts would depend on the hour. A test that wants it enables it (at 00:00: always due).
     SERVICE_DAILY_REPORT_ENABLED: 'false',
+    // The SMTP intake listens (on a free port) in every process that runs it, so the kills reach it too.
+    SERVICE_SMTP_PORT: '0',
+    SERVICE_SMTP_HOST: '127.0.0.1',
     ...extra,
   };
 }
