@@ -10,12 +10,16 @@
 //   resend: the cost of content deduplication (resend.ts): BENCH_ROUNDS alternating rounds of single events
 //      from ssh-monitor (no resend key) and from rdp-login-monitor (its resend key claimed and committed
 //      with the event_id, in the same Redis script call), both distinct events of the same size;
+//   smtp: ssh-monitor's e-mail channel (issue 32): BENCH_ROUNDS alternating rounds of HTTP single events
+//      (wrk) and alert e-mails to the SMTP intake, BENCH_SMTP_CONNECTIONS (16) clients each sending as the
+//      agent does (a connection per message: EHLO, STARTTLS, AUTH, DATA, QUIT); messages/s against the
+//      HTTP single-event rate of the same run, the client's own CPU beside it;
 //   3. drain: the whole service in one process (`node ops/src/start.ts all`, as `npm run up` serves it:
 //      ingest, store, correlate, notify, stream, ...) takes BENCH_DRAIN_EVENTS (200,000) fleet-mix events
 //      in batches; events/s = events / (first request -> every consumer group at lag 0).
 // Servers run in processes of their own; loopback only. The load average is printed beside each figure:
 // the machine may be shared, and the ratio within one run is what compares.
-// BENCH_ONLY=single|batch|resend|drain runs one phase; BENCH_PROFILE=<dir> writes V8 CPU profiles of the servers.
+// BENCH_ONLY=single|batch|resend|smtp|drain runs one phase; BENCH_PROFILE=<dir> writes V8 CPU profiles of the servers.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -25,7 +29,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
-import { createTestStores, sampleEvent, testConfig, type TestStores } from '@watchpost/testkit';
+import { createTestStores, localhostCertificate, sampleEvent, testConfig, type TestStores } from '@watchpost/testkit';
+import { runSmtpLoad, type LoadResult } from './smtp-load.ts';
 import { createRedis, repoRoot } from '@watchpost/runtime';
 import { createApiKey } from '@watchpost/core';
 
@@ -37,6 +42,7 @@ const BATCH_LINES = Number(process.env.BENCH_BATCH_LINES ?? 1000);
 const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 8);
 const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 200_000);
 const ONLY = process.env.BENCH_ONLY;
+const SMTP_CONNECTIONS = Number(process.env.BENCH_SMTP_CONNECTIONS ?? 16);
 const HOSTS = Number(process.env.BENCH_HOSTS ?? 1000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -152,14 +158,7 @@ end
 `;
 }
 
-interface WrkResult {
-  requests: number;
-  seconds: number;
-  non2xx: number;
-  socketErrors: number;
-  p50ms: number;
-  p99ms: number;
-}
+type WrkResult = LoadResult;
 
 const ms = (v: string, unit: string) => Number(v) * (unit === 'us' ? 0.001 : unit === 's' ? 1000 : 1);
 
@@ -252,16 +251,19 @@ function serverEnv(): NodeJS.ProcessEnv {
 
 const profileArgs = () => (process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []);
 
-async function startServer(mode: 'bare' | 'ingest'): Promise<{ child: ChildProcess; url: string }> {
+async function startServer(
+  mode: 'bare' | 'ingest' | 'smtp',
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; url: string; port: number }> {
   const child = spawn(
     process.execPath,
     ['--disable-warning=TimeoutNegativeWarning', ...profileArgs(), fileURLToPath(new URL('./server.ts', import.meta.url)), mode],
-    { env: serverEnv(), stdio: ['ignore', 'pipe', 'inherit'] },
+    { env: { ...serverEnv(), ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   children.add(child);
   const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
   const { port } = JSON.parse(line) as { port: number };
-  return { child, url: `http://127.0.0.1:${port}` };
+  return { child, url: `http://127.0.0.1:${port}`, port };
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -362,13 +364,15 @@ async function measure(
   eventsPerRequest: number,
   phase: number,
   countTopic: boolean,
+  /** Another load than wrk's (the SMTP phase); the same figures. */
+  run: () => Promise<WrkResult> = () => runWrk(server.url, script, { connections, seconds: SECONDS, phase, key }),
 ): Promise<Row> {
   const before = countTopic ? await topicTotal(stores.config.topics.events) : 0;
   const stack = stackPids();
   const cpu0 = cpuSeconds(server.child.pid);
   const k0 = sumCpu(stack.kafka);
   const r0 = sumCpu(stack.redis);
-  const r = await runWrk(server.url, script, { connections, seconds: SECONDS, phase, key });
+  const r = await run();
   const cpu = cpuSeconds(server.child.pid) - cpu0;
   const kafkaCpu = sumCpu(stack.kafka) - k0;
   const redisCpu = sumCpu(stack.redis) - r0;
@@ -506,9 +510,62 @@ async function drain(): Promise<{ events: number; seconds: number; ingestSeconds
   }
 }
 
+/** The SMTP phase: the intake and the HTTP ingest on the same stores, alternating rounds. */
+async function smtpPhase(single: string): Promise<void> {
+  const pems = await localhostCertificate();
+  const certFile = join(tmpdir(), `watchpost-bench-smtp-${process.pid}.cert.pem`);
+  const keyFile = join(tmpdir(), `watchpost-bench-smtp-${process.pid}.key.pem`);
+  files.push(certFile, keyFile);
+  writeFileSync(certFile, pems.cert);
+  writeFileSync(keyFile, pems.key);
+  const ingest = await startServer('ingest');
+  const smtp = await startServer('smtp', {
+    SERVICE_SMTP_PORT: '0',
+    SERVICE_SMTP_HOST: '127.0.0.1',
+    SERVICE_SMTP_TLS_CERT_FILE: certFile,
+    SERVICE_SMTP_TLS_KEY_FILE: keyFile,
+    SERVICE_SMTP_MAX_CLIENTS: String(SMTP_CONNECTIONS * 4),
+  });
+  const load = (seconds: number, round: number) => () =>
+    runSmtpLoad({ port: smtp.port, key, connections: SMTP_CONNECTIONS, seconds, hosts: HOSTS, nonce: `${NONCE}-${round}` });
+  try {
+    await runWrk(ingest.url, single, { connections: CONNECTIONS, seconds: 2, phase: 7, key });
+    await load(2, 0)();
+    console.log(
+      `\nsmtp: ${ROUNDS} alternating rounds, HTTP single events (wrk, ${CONNECTIONS} connections) and alert e-mails (${SMTP_CONNECTIONS} clients, a connection per message with STARTTLS, as the agent sends)`,
+    );
+    header();
+    for (let i = 0; i < ROUNDS; i++) {
+      const http = await measure(`round ${i + 1}: HTTP POST /api/v1/events`, ingest, single, CONNECTIONS, 1, 60 + i, true);
+      print(http);
+      let clientCpu = 0;
+      const smtpRow = await measure(
+        `round ${i + 1}: SMTP intake, one alert each`,
+        smtp,
+        '',
+        SMTP_CONNECTIONS,
+        1,
+        70 + i,
+        true,
+        async () => {
+          const r = await load(SECONDS, i + 1)();
+          clientCpu = r.clientCpuSeconds;
+          return r;
+        },
+      );
+      print(smtpRow);
+      smtpRows.push({ http, smtp: smtpRow, clientUsPerMessage: smtpRow.ok > 0 ? (clientCpu * 1e6) / smtpRow.ok : 0 });
+    }
+  } finally {
+    await stop(ingest.child);
+    await stop(smtp.child);
+  }
+}
+
 // ---- main ----------------------------------------------------------------------------------------------
 const rows: { bare: Row; single: Row }[] = [];
 const resendRows: { plain: Row; resend: Row }[] = [];
+const smtpRows: { http: Row; smtp: Row; clientUsPerMessage: number }[] = [];
 let batch: Row | undefined;
 let paced: (Row & { offered?: number }) | undefined;
 let floor: { p50: number; p99: number } | undefined;
@@ -613,6 +670,7 @@ try {
       await stop(ingest.child);
     }
   }
+  if (!ONLY || ONLY === 'smtp') await smtpPhase(single);
   if (!ONLY || ONLY === 'drain') {
     console.log(
       `\ndrain: ${fmt(DRAIN_EVENTS)} fleet-mix events (NDJSON batches of ${BATCH_LINES}, wrk 2 threads, 4 connections) into one process of role all`,
@@ -668,6 +726,15 @@ if (resendRows.length) {
   const cpu = (k: 'plain' | 'resend') => mean(resendRows.map((r) => r[k].cpuUsPerEvent)).toFixed(1);
   console.log(
     `  resend keys: rdp-login-monitor / ssh-monitor events/s ${(resend / plain).toFixed(2)} (${fmt(resend)} / ${fmt(plain)}); ingest CPU ${cpu('resend')} vs ${cpu('plain')} µs/event, Redis CPU ${redis('resend')} vs ${redis('plain')} µs/event`,
+  );
+}
+if (smtpRows.length) {
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const http = mean(smtpRows.map((r) => r.http.eventsPerSec));
+  const smtp = mean(smtpRows.map((r) => r.smtp.eventsPerSec));
+  const cpu = (k: 'http' | 'smtp') => mean(smtpRows.map((r) => r[k].cpuUsPerEvent)).toFixed(1);
+  console.log(
+    `  smtp: alert e-mails / HTTP single events per second ${(smtp / http).toFixed(2)} (${fmt(smtp)} / ${fmt(http)}); server CPU ${cpu('smtp')} vs ${cpu('http')} µs/event; the SMTP client's own CPU ${mean(smtpRows.map((r) => r.clientUsPerMessage)).toFixed(0)} µs/message; refused ${smtpRows.reduce((a, r) => a + r.smtp.other, 0)}`,
   );
 }
 if (batch)

@@ -8,7 +8,8 @@ import { createRedis } from '@watchpost/runtime';
 import { createKafka } from '@watchpost/runtime';
 import { createPostgres } from '@watchpost/runtime';
 import { validateEvent } from '@watchpost/schemas';
-import { buildIngestApp } from '../src/app.ts';
+import { buildIngestApp, createIngest } from '../src/app.ts';
+import { createSmtpIntake } from '../src/smtp/intake.ts';
 import { metrics } from '@watchpost/runtime';
 
 const mode = process.argv[2];
@@ -17,7 +18,8 @@ const config = loadConfig(process.env, 'ingest');
 // included), but to /dev/null instead of the terminal.
 const log = createLogger('info', 'bench', '/dev/null');
 const closers: (() => Promise<unknown>)[] = [];
-let app: FastifyInstance;
+let app: FastifyInstance | undefined;
+let smtpPort = 0;
 
 if (mode === 'bare') {
   app = Fastify({
@@ -61,16 +63,34 @@ if (mode === 'bare') {
     () => redis.quit(),
     () => pg.end(),
   );
+} else if (mode === 'smtp') {
+  // The SMTP intake (role smtp) on ingest's pipeline, with the certificate the bench made (STARTTLS).
+  const redis = createRedis(config.redisUrl);
+  const pg = createPostgres(config.databaseUrl, 4);
+  const kafka = createKafka(config.kafkaBrokers, 'bench-smtp');
+  const ingest = createIngest({ config, log, redis, pg, kafka });
+  const intake = createSmtpIntake({ config: config.smtp, log, pipeline: ingest.pipeline, keys: ingest.keys, rate: ingest.rate });
+  smtpPort = await intake.listen();
+  closers.push(
+    () => intake.close(),
+    () => ingest.close(),
+    () => redis.quit(),
+    () => pg.end(),
+  );
 } else {
-  throw new Error(`usage: server.ts bare|ingest`);
+  throw new Error(`usage: server.ts bare|ingest|smtp`);
 }
 
-await app.listen({ host: '127.0.0.1', port: 0 });
-const addr = app.server.address();
-process.stdout.write(`${JSON.stringify({ port: typeof addr === 'object' && addr ? addr.port : 0 })}\n`);
+let port = smtpPort;
+if (app) {
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const addr = app.server.address();
+  port = typeof addr === 'object' && addr ? addr.port : 0;
+}
+process.stdout.write(`${JSON.stringify({ port })}\n`);
 async function stop(): Promise<void> {
   // exit via return from main would skip nothing here; process.exit still writes --cpu-prof output.
-  await app.close();
+  await app?.close();
   // BENCH_METRICS=1: the ingest histograms (micro-batch sizes, produce latency) on stderr.
   if (process.env.BENCH_METRICS) {
     const text = await metrics.metrics();

@@ -4,13 +4,20 @@
 // sees is read back through the API, what was sent through a Telegram Bot API double and an SMTP server.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { Clients, createLogger, type RoleHandle } from '@watchpost/runtime';
 import type { EventV1 } from '@watchpost/schemas';
 import {
   createTestStores,
   everyAgentFixture,
+  freePort,
   linuxAgent,
+  localhostCertificate,
+  SSH_MONITOR_MAILS,
+  sshMonitorSendEmail,
   rdpMonitor,
   testConfig,
   waitFor,
@@ -30,9 +37,17 @@ let clients: Clients;
 let telegram: Awaited<ReturnType<typeof startTelegramDouble>>;
 let smtp: SmtpDouble;
 const handles: RoleHandle[] = [];
+let certDir: string;
+let intakePort: number;
 
 beforeAll(async () => {
   [telegram, smtp] = await Promise.all([startTelegramDouble(TOKEN), startSmtpDouble()]);
+  // The SMTP intake's certificate, which the ssh-monitor hosts trust (AGENTS.md, "ssh-monitor over SMTP").
+  certDir = mkdtempSync(join(tmpdir(), 'watchpost-replay-'));
+  const pems = await localhostCertificate();
+  writeFileSync(join(certDir, 'cert.pem'), pems.cert);
+  writeFileSync(join(certDir, 'key.pem'), pems.key);
+  intakePort = await freePort();
   stores = await createTestStores(
     testConfig('agents_replay', {
       SERVICE_BOOTSTRAP_API_KEY: KEY,
@@ -50,12 +65,16 @@ beforeAll(async () => {
       SMTP_FROM: 'watchpost@example.org',
       NOTIFY_EMAIL_RECIPIENTS: 'oncall@example.org',
       NOTIFY_BACKOFF_MS: '100',
+      SERVICE_SMTP_PORT: String(intakePort),
+      SERVICE_SMTP_HOST: '127.0.0.1',
+      SERVICE_SMTP_TLS_CERT_FILE: join(certDir, 'cert.pem'),
+      SERVICE_SMTP_TLS_KEY_FILE: join(certDir, 'key.pem'),
     }),
   );
   clients = new Clients(stores.config);
   const log = createLogger('silent', 'test');
   app = Fastify({ logger: false, bodyLimit: stores.config.ingest.maxBodyBytes });
-  for (const role of ['ingest', 'store', 'correlate', 'notify', 'deliver', 'api'] as const) {
+  for (const role of ['ingest', 'smtp', 'store', 'correlate', 'notify', 'deliver', 'api'] as const) {
     const handle = await (await roleStarters[role]())({ config: stores.config, log, clients });
     handles.push(handle);
     if (handle.routes) await app.register(handle.routes);
@@ -69,6 +88,7 @@ afterAll(async () => {
   await clients?.close();
   await Promise.all([telegram?.close(), smtp?.close()]);
   await stores?.drop();
+  if (certDir) rmSync(certDir, { recursive: true, force: true });
 });
 
 /** Sac-Client.ps1 Invoke-SacHttpPost: POST /api/v1/events, Bearer key, Idempotency-Key = event_id, UTF-8 JSON. */
@@ -421,4 +441,92 @@ describe('a client flapping behind the gateway', () => {
     const problems = await api<{ items: { type: string; rdg_flap: boolean; count: number }[] }>('/problems?host=WS-07');
     expect(problems.items.filter((p) => p.rdg_flap)).toEqual([expect.objectContaining({ type: 'rdg.connection.flap' })]);
   }, 90_000);
+});
+
+// Issue 32: the published ssh-monitor, unchanged, with one e-mail channel pointed at the intake (its own
+// send_email_raw over STARTTLS, the agent key as MAIL_SMTP_PASSWORD); its subject carries this machine's
+// hostname, as socket.gethostname() gives it.
+describe('ssh-monitor over SMTP, the agent unchanged', () => {
+  const HOST = hostname();
+  const mail = (body: string) =>
+    sshMonitorSendEmail({ port: intakePort, password: KEY, certFile: join(certDir, 'cert.pem') }, body);
+  const kinds = [
+    'started',
+    'heartbeat',
+    'login_success',
+    'login_failed',
+    'ip_banned',
+    'bruteforce_mass',
+    'sudo',
+    'daily_report',
+  ] as const;
+
+  it('lists each alert once as its event, a retry of one included, on a Linux host that is online', async () => {
+    for (const kind of kinds) {
+      const r = await mail(SSH_MONITOR_MAILS[kind]);
+      expect([kind, r.code, r.stderr]).toEqual([kind, 0, '']);
+    }
+    expect((await mail(SSH_MONITOR_MAILS.login_failed)).code).toBe(0); // smtplib's retry: taken, not doubled
+    const list = await waitFor(
+      `${kinds.length} events of ${HOST}`,
+      () =>
+        api<{ total: number; items: (EventRow & { severity: string })[] }>(
+          `/events?hostname=${encodeURIComponent(HOST)}&page_size=100`,
+        ),
+      (l) => l.total >= kinds.length,
+      60_000,
+    );
+    expect(list.total).toBe(kinds.length);
+    const rows = Object.fromEntries(list.items.map((r) => [r.type, [r.severity, r.actor_user, r.source_ip]]));
+    expect(rows).toMatchObject({
+      'ssh.login.success': ['info', 'deploy', '203.0.113.7'],
+      'ssh.login.failed': ['warning', 'deploy', '203.0.113.7'],
+      'ssh.ip.banned': ['high', '', '203.0.113.7'],
+      'ssh.bruteforce.mass': ['high', '', '203.0.113.7'],
+      'privilege.sudo.command': ['warning', 'deploy', ''],
+      'report.daily.ssh': ['info', '', ''],
+      'agent.heartbeat': ['info', '', ''],
+      'agent.lifecycle': ['info', '', ''],
+    });
+    const hosts = await waitFor(
+      `${HOST} online`,
+      () =>
+        api<{
+          items: {
+            hostname: string;
+            os_family: string;
+            product: string;
+            agent_version: string;
+            status: string;
+            last_heartbeat: string | null;
+          }[];
+        }>(`/hosts?search=${encodeURIComponent(HOST)}`),
+      (h) => h.items.some((x) => x.hostname === HOST && x.last_heartbeat !== null),
+      60_000,
+    );
+    // The version from its start message; liveness from its heartbeat and daily report.
+    expect(hosts.items.find((x) => x.hostname === HOST)).toMatchObject({
+      os_family: 'linux',
+      product: 'ssh-monitor',
+      agent_version: '1.1.2-ipset',
+      status: 'online',
+    });
+  }, 120_000);
+
+  it('opens the brute-force problems and tells on-call in chat', async () => {
+    const problems = await waitFor(
+      'problems of the ban and the mass brute force',
+      () => api<{ items: { host: string; type: string; severity: string }[] }>(`/problems?host=${encodeURIComponent(HOST)}`),
+      (p) => ['ssh.ip.banned', 'ssh.bruteforce.mass'].every((t) => p.items.some((x) => x.type === t)),
+      60_000,
+    );
+    expect(problems.items.find((x) => x.type === 'ssh.bruteforce.mass')).toMatchObject({ host: HOST, severity: 'high' });
+    const chat = await waitFor(
+      'the brute force in chat',
+      async () => telegram.messages().filter((m) => m.text.includes(HOST) && m.text.includes('203.0.113.7')),
+      (m) => m.length >= 2,
+      60_000,
+    );
+    expect(chat.length).toBeGreaterThanOrEqual(2);
+  }, 120_000);
 });

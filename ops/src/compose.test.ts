@@ -59,10 +59,11 @@ describe('docker-compose.yml', () => {
     for (const s of roles) expect(s.environment?.SERVICE_STATE_DIR).toBe(dir);
   });
 
-  it('publishes one HTTPS address through Caddy and no role port; the roles trust only the proxy', () => {
+  it('publishes one HTTPS address through Caddy and no HTTP role port; the roles trust only the proxy', () => {
     const s = compose.services;
     const published = Object.entries(s).filter(([, v]) => v.ports?.length);
-    expect(published.map(([name]) => name)).toEqual(['caddy']);
+    // SMTP cannot go through an HTTP proxy: the smtp role (its own profile) is the one other published port.
+    expect(published.map(([name]) => name)).toEqual(['caddy', 'smtp']);
     expect(s.caddy!.ports!.map((p) => p.split(':')[0])).toEqual(['443', '443', '80']);
     expect(s.caddy!.image).toMatch(/^caddy:2\.\d+/);
     // The same Caddyfile ops/src/caddy.int.test.ts runs, mounted where the command reads it.
@@ -79,6 +80,24 @@ describe('docker-compose.yml', () => {
       expect(v.environment!.SERVICE_TRUST_PROXY, name).toBe(proxy);
       expect(v.environment!.SERVICE_PUBLIC_URL, name).toBe('https://${SITE_ADDRESS:-localhost}');
     }
+  });
+
+  it('runs the SMTP intake on request, on 587, with STARTTLS from the provided pair', () => {
+    const smtp = compose.services.smtp as Service & { profiles?: string[] };
+    expect(smtp.profiles).toEqual(['smtp']);
+    expect(smtp.command).toEqual(['node', 'ops/src/start.ts', 'smtp']);
+    expect(smtp.ports).toEqual(['${SMTP_INTAKE_PORT:-587}:2525']);
+    expect(smtp.environment).toMatchObject({
+      SERVICE_SMTP_PORT: '2525',
+      DATABASE_URL: compose.services.ingest!.environment!.DATABASE_URL,
+      KAFKA_BROKERS: 'kafka:9092',
+    });
+    // The files it names are in the folder it mounts (the one TLS_MODE=files reads), read-only.
+    expect(smtp.volumes).toContain('./ops/caddy/certs:/etc/watchpost/certs:ro');
+    expect(smtp.environment!.SERVICE_SMTP_TLS_CERT_FILE).toMatch(/:-\/etc\/watchpost\/certs\/cert\.pem\}$/);
+    expect(smtp.environment!.SERVICE_SMTP_TLS_KEY_FILE).toMatch(/:-\/etc\/watchpost\/certs\/key\.pem\}$/);
+    // Never AUTH (an agent key) in the clear from the internet.
+    expect(smtp.environment!.SERVICE_SMTP_ALLOW_INSECURE_AUTH).toBeUndefined();
   });
 
   it('keeps a provided key pair out of git and out of the image', () => {

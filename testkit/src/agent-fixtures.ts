@@ -1,9 +1,11 @@
 // Genuine agent payloads, written by us from the agents' public code (issue 22: the agents are the
 // contract where the spec says "not shown"). Each builder cites the file and function whose output it
 // reproduces. Windows: PTah/RDP-login-monitor 2.1.7-SAC (Sac-Client.ps1 builds the envelope,
-// Login_Monitor.ps1 the details). Linux: PTah/ssh-monitor; its public version has no collector client
-// yet, its events travel in the Windows client's envelope and their details are named after the
-// variables of its detectors (the `ssh-monitor` script), its types after the spec's list.
+// Login_Monitor.ps1 the details). Linux: PTah/ssh-monitor posts to no collector (its alerts reach us by
+// e-mail, ingest/src/smtp), so its builders below are this project's proposal for a future ssh-monitor
+// client, not a reproduction: the Windows client's envelope around the type, severity, category and
+// detail names the SMTP intake gives the same alert (ingest/src/smtp/ssh-monitor-messages.ts), so an
+// alert means the same to the service whichever way it came.
 import { randomUUID } from 'node:crypto';
 import type { EventV1 } from '@watchpost/schemas';
 
@@ -83,6 +85,8 @@ const labelWithIp = (a: AgentIdentity) => (a.ipv4 ? `${a.hostname} (${a.ipv4})` 
 
 interface Send {
   type: string;
+  /** Default Get-SacCategoryForType; the Linux proposal sets the SMTP parser's where the two differ. */
+  category?: EventV1['category'];
   severity: EventV1['severity'];
   title: string;
   summary: string;
@@ -121,7 +125,7 @@ function sacEvent(a: AgentIdentity, product: 'rdp-login-monitor' | 'ssh-monitor'
       agent_instance_id: a.agentInstanceId,
     },
     host,
-    category: sacCategory(s.type),
+    category: s.category ?? sacCategory(s.type),
     type: s.type,
     severity: s.severity,
     title: s.title.slice(0, 256), // Limit-SacString
@@ -424,8 +428,11 @@ function htmlEncode(s: string): string {
   return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }
 
-// --- ssh-monitor (Linux) -------------------------------------------------------------------------
-// Type names: the spec's event list (the public script has none); details: the detectors' variables.
+// --- ssh-monitor (Linux): this project's proposal for a future client ---------------------------
+// The published script only sends e-mail (AGENTS.md, "ssh-monitor over SMTP"). Each builder carries the
+// type, severity, category and detail names parseSshMonitorMessage gives the same alert (checked by
+// ingest/src/smtp/ssh-monitor-messages.test.ts); a detail the alert text does not state, so the parser
+// cannot give, is marked proposal-only where it is set.
 
 export const sshMonitor = {
   /** ssh-monitor send_heartbeat (every 12 h, check_heartbeat's 43200 s). */
@@ -436,10 +443,11 @@ export const sshMonitor = {
       severity: 'info',
       title: 'SSH monitor heartbeat',
       summary: `Heartbeat - скрипт мониторинга работает, ${labelWithIp(a)}, ${dmy(at)}`,
-      details: { host: a.hostname },
+      // No details.host (the Windows heartbeat's): the e-mail's server line lands in the host block, as here.
+      details: {},
     }),
 
-  /** ssh-monitor monitor_ssh, "Accepted" lines (extract_ssh_client_ip; user, ip, port). */
+  /** ssh-monitor monitor_ssh, "Accepted" lines (extract_ssh_client_ip; user, ip; the port it dedups by). */
   loginSuccess: (a: AgentIdentity, user: string, ip: string, port = 52144, at = new Date()) =>
     sacEvent(a, 'ssh-monitor', {
       via: 'notify',
@@ -448,7 +456,8 @@ export const sshMonitor = {
       severity: 'info',
       title: 'SSH login success',
       summary: `SSH успешный вход: ${user} с IP ${ip}`,
-      details: { user, ip, port, method: 'publickey' },
+      // port: proposal-only, the journal line's (the detector's dedupe_port), which the alert text leaves out.
+      details: { user, ip, port },
     }),
 
   /** ssh-monitor monitor_ssh, "Failed password" lines (user, ip, attempt n of MAX_ATTEMPTS). */
@@ -463,7 +472,7 @@ export const sshMonitor = {
       details: { user, ip, attempt, max_attempts: maxAttempts },
     }),
 
-  /** ssh-monitor monitor_sudo (parse_sudo_audit_line: user, command, pwd, USER= run-as). */
+  /** ssh-monitor monitor_sudo (parse_sudo_audit_line: user, command, PWD= as cwd, USER= as run_as). */
   sudo: (a: AgentIdentity, user: string, command: string, runAs = 'root', at = new Date()) =>
     sacEvent(a, 'ssh-monitor', {
       via: 'notify',
@@ -472,19 +481,23 @@ export const sshMonitor = {
       severity: 'warning',
       title: 'sudo command',
       summary: `SUDO: ${user} выполнил ${command} (USER=${runAs})`,
-      details: { user, command, pwd: `/home/${user}`, run_as: runAs },
+      details: { user, command, cwd: `/home/${user}`, run_as: runAs },
     }),
 
-  /** ssh-monitor block_ip (ip, attempts, BAN_TIME; ipset timeout). */
-  ban: (a: AgentIdentity, ip: string, attempts = 5, banTimeSec = 86_400) =>
-    sacEvent(a, 'ssh-monitor', {
+  /** ssh-monitor block_ip (ip, attempts; BAN_TIME, the ipset timeout in seconds, stated in whole hours). */
+  ban: (a: AgentIdentity, ip: string, attempts = 5, banTimeSec = 86_400) => {
+    const banHours = Math.floor(banTimeSec / 3600); // block_ip's ban_time_hours=$((BAN_TIME / 3600))
+    return sacEvent(a, 'ssh-monitor', {
       via: 'notify',
       type: 'ssh.ip.banned',
+      category: 'network', // the SMTP parser's; Get-SacCategoryForType would say auth for ssh.*
       severity: 'high',
       title: 'IP banned',
-      summary: `AUTO-BAN: IP ${ip} в ipset на ${banTimeSec / 3600} ч. (${attempts} попыток)`,
-      details: { ip, attempts, ban_time_sec: banTimeSec, ban_until: Math.floor(Date.now() / 1000) + banTimeSec },
-    }),
+      summary: `AUTO-BAN: IP ${ip} в ipset на ${banHours} ч. (${attempts} попыток)`,
+      // ban_until: proposal-only, block_ip's end of ban (unix seconds) kept in its ban list, not in the alert.
+      details: { ip, attempts, ban_hours: banHours, ban_until: Math.floor(Date.now() / 1000) + banTimeSec },
+    });
+  },
 
   /** ssh-monitor monitor_security_events, mass brute force (ip, count in BRUTE_WINDOW_SEC). */
   bruteforce: (a: AgentIdentity, ip: string, count = 40, windowSec = 300) =>
@@ -509,7 +522,10 @@ export const sshMonitor = {
       details: { user, session_id: sessionId },
     }),
 
-  /** ssh-monitor send_daily_report: its message as report_body, the counters as stats (as the Windows client). */
+  /**
+   * ssh-monitor send_daily_report: its message as report_body, the counters beside it under the SMTP parser's
+   * names (not under `stats` as the Windows client nests its own).
+   */
   dailyReport: (a: AgentIdentity, s: { success: number; failed: number; sudo: number; top: [string, number][] }) => {
     const body = [
       ' 📊 ЕЖЕДНЕВНЫЙ ОТЧЕТ SSH МОНИТОРИНГА ',
@@ -532,16 +548,13 @@ export const sshMonitor = {
       title: 'Daily SSH report',
       summary: `SSH 24h: success ${s.success}, failed ${s.failed}, sudo ${s.sudo}`,
       details: {
-        stats: {
-          platform: 'linux',
-          successful_logins: s.success,
-          failed_logins: s.failed,
-          sudo_commands: s.sudo,
-          active_bans: 0,
-          top_failed_ips: s.top.map(([ip, n]) => `${ip}:${n}`),
-        },
+        successful_logins: s.success,
+        failed_logins: s.failed,
+        sudo_commands: s.sudo,
+        active_bans: 0,
+        // Proposal-only: the top addresses as data (the e-mail has them only inside report_body).
+        top_failed_ips: s.top.map(([ip, n]) => `${ip}:${n}`),
         report_body: body,
-        report_format: 'plain',
       },
     });
   },

@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
 // PTah/ssh-monitor 1.1.2-ipset's alert texts, as its e-mail channel sends them (send_email_raw: the body is
 // the Telegram text). Each was made by running the lines of `ssh-monitor` named beside it in bash, with
 // notification_date fixed at 28.11.2026 10:15:30, the server web-01 (10.0.0.5) and the sample values of
@@ -45,3 +48,47 @@ export const SSH_MONITOR_MAILS = {
 } as const;
 
 export type SshMonitorMailKind = keyof typeof SSH_MONITOR_MAILS;
+
+const SEND_EMAIL = fileURLToPath(new URL('../python/ssh_monitor_send_email.py', import.meta.url));
+
+export interface SshMonitorSmtp {
+  port: number;
+  /** MAIL_SMTP_PASSWORD: the agent key. */
+  password: string;
+  /** The only CA the agent's python trusts (SSL_CERT_FILE), as a fleet would trust its own. */
+  certFile: string;
+}
+
+/**
+ * Sends `body` as ssh-monitor's e-mail channel does (testkit/python/ssh_monitor_send_email.py: the agent's
+ * send_email_raw, STARTTLS with verification); resolves with the exit code and what it printed on failure.
+ * `env` overrides the agent's MAIL_* settings.
+ */
+export function sshMonitorSendEmail(
+  smtp: SshMonitorSmtp,
+  body: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn('python3', [SEND_EMAIL], {
+      env: {
+        PATH: process.env.PATH ?? '/usr/bin:/bin',
+        SSL_CERT_FILE: smtp.certFile,
+        MAIL_BODY: body,
+        MAIL_SMTP_HOST: '127.0.0.1',
+        MAIL_SMTP_PORT: String(smtp.port),
+        MAIL_SMTP_USER: 'ssh-monitor',
+        MAIL_SMTP_PASSWORD: smtp.password,
+        MAIL_FROM: 'ssh-monitor@web-01.example',
+        MAIL_TO: 'watchpost@example.org',
+        MAIL_USE_SSL: '0',
+        MAIL_USE_STARTTLS: '1',
+        ...env,
+      },
+    });
+    let stderr = '';
+    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    p.on('error', reject);
+    p.on('close', (code) => resolve({ code, stderr }));
+  });
+}

@@ -2,6 +2,7 @@
 // 503-556 of `ssh-monitor`) has the subject `[ssh-monitor] <hostname>` (socket.gethostname()), no Date and
 // no Message-ID, and the alert text as its body. Its text states the host's local time without a zone, so
 // occurred_at is when the intake received it (the text's time is kept in details.agent_time).
+import { isIPv4 } from 'node:net';
 import { deterministicUuid } from '@watchpost/core';
 import { validateEvent, type EventV1 } from '@watchpost/schemas';
 import { parseSshMonitorMessage } from './ssh-monitor-messages.ts';
@@ -35,8 +36,11 @@ export function sshMonitorMailEvent(mail: { subject?: string; text?: string }, k
   const text = mailText(mail.text);
   if (text.trim() === '') return { ok: false, reason: 'the message has no text' };
   const m = parseSshMonitorMessage(text);
-  const display = m.server && m.server !== hostname ? m.server : undefined;
-  const ipv4 = /\((\d{1,3}(?:\.\d{1,3}){3})\)\s*$/.exec(m.server ?? '')?.[1];
+  // "Сервер: <SERVER_NAME> (<address>)": the name is a display name when it is not the hostname.
+  const server = /^(.*?)\s*(?:\((\d{1,3}(?:\.\d{1,3}){3})\))?\s*$/.exec(m.server ?? '');
+  const name = server?.[1] ?? '';
+  const display = name && name !== hostname ? name : undefined;
+  const ipv4 = server?.[2] && isIPv4(server[2]) ? server[2] : undefined; // never refuse an alert for its label
   const details: Record<string, unknown> = { ...m.details, message_kind: m.kind, channel: 'email' };
   if (m.agentTime) details.agent_time = m.agentTime;
   const event = {

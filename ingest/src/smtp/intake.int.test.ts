@@ -2,12 +2,11 @@
 // (testkit/python/ssh_monitor_send_email.py: python3 smtplib with STARTTLS and certificate verification,
 // as the agent runs it) with the agent's own alert texts (testkit ssh-monitor-mail.ts).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Kafka } from 'kafkajs';
+import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 import { createKafka, createRedis, type Redis } from '@watchpost/runtime';
 import { createApiKey } from '@watchpost/core';
 import { decodeEnvelope } from '@watchpost/schemas';
@@ -16,16 +15,19 @@ import {
   createTestStores,
   localhostCertificate,
   memoryLogger,
+  sshMonitorSendEmail,
   testConfig,
   topicReader,
+  waitFor,
   type SshMonitorMailKind,
   type TestStores,
 } from '@watchpost/testkit';
+import type { SmtpIntakeConfig } from '@watchpost/runtime';
 import { createIngest, type IngestService } from '../app.ts';
+import { AgentRateLimiter } from '../admission.ts';
 import { createSmtpIntake, type SmtpIntake } from './intake.ts';
 import { mailEventId, mailText } from './event.ts';
 
-const SEND = fileURLToPath(new URL('../../../testkit/python/ssh_monitor_send_email.py', import.meta.url));
 const HOST = hostname(); // the agent's subject: socket.gethostname()
 let stores: TestStores;
 let redis: Redis;
@@ -33,6 +35,7 @@ let kafka: Kafka;
 let ingest: IngestService;
 let intake: SmtpIntake;
 let port: number;
+let smtpConfig: SmtpIntakeConfig;
 let key: string;
 let keyId: number;
 let dir: string;
@@ -58,12 +61,14 @@ beforeAll(async () => {
   kafka = createKafka(config.kafkaBrokers, 'smtp-test');
   ({ key, id: keyId } = await createApiKey(stores.pg, 'ssh fleet'));
   ingest = createIngest({ config, log: logs.log, redis, pg: stores.pg, kafka });
+  smtpConfig = config.smtp;
   intake = createSmtpIntake({
     config: config.smtp,
     log: logs.log,
     pipeline: ingest.pipeline,
     keys: ingest.keys,
     rate: ingest.rate,
+    certPollMs: 100,
   });
   port = await intake.listen();
   reader = await topicReader(kafka, config.topics.events);
@@ -78,47 +83,78 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** Runs the agent's send path; resolves with its exit code and stderr. */
-function send(body: string, env: Record<string, string> = {}): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const p = spawn('python3', [SEND], {
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        SSL_CERT_FILE: join(dir, 'cert.pem'),
-        MAIL_BODY: body,
-        MAIL_SMTP_HOST: '127.0.0.1',
-        MAIL_SMTP_PORT: String(port),
-        MAIL_SMTP_USER: 'ssh-monitor',
-        MAIL_SMTP_PASSWORD: key,
-        MAIL_FROM: 'ssh-monitor@web-01.example',
-        MAIL_TO: 'watchpost@example.org',
-        MAIL_USE_SSL: '0',
-        MAIL_USE_STARTTLS: '1',
-        ...env,
-      },
-    });
-    let stderr = '';
-    p.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    p.on('error', reject);
-    p.on('close', (code) => resolve({ code, stderr }));
-  });
+const extra: SmtpIntake[] = [];
+afterAll(async () => {
+  for (const i of extra) await i.close();
+});
+
+/** Another intake on the same pipeline and keys, with its own limits (no TLS: AUTH allowed in the clear). */
+async function intakeWith(limits: Partial<SmtpIntakeConfig>, rate = ingest.rate): Promise<number> {
+  const config = { ...smtpConfig, tlsCertFile: '', tlsKeyFile: '', allowInsecureAuth: true, ...limits };
+  const i = createSmtpIntake({ config, log: logs.log, pipeline: ingest.pipeline, keys: ingest.keys, rate });
+  extra.push(i);
+  return i.listen();
 }
+
+type Reply = { ok: true; response: string } | { ok: false; code: number | undefined; message: string };
+
+/** A plain SMTP client (nodemailer's) holding one connection, as a careless or hostile sender would. */
+async function client(toPort: number): Promise<{ send(hostname: string, body: string): Promise<Reply>; close(): void }> {
+  const c = new SMTPConnection({ host: '127.0.0.1', port: toPort, ignoreTLS: true });
+  // nodemailer reports a refused greeting as an 'error' event, not through connect's callback.
+  await new Promise<void>((resolve, reject) => {
+    c.once('error', reject);
+    c.connect(() => resolve());
+  });
+  c.on('error', () => {}); // later a 421 closes the connection; its reply is in send's callback
+  await new Promise<void>((resolve, reject) => c.login({ user: 'flood', pass: key }, (err) => (err ? reject(err) : resolve())));
+  return {
+    send: (hostname, body) =>
+      new Promise((resolve) =>
+        c.send(
+          { from: 'ssh-monitor@flood.example', to: ['watchpost@example.org'] },
+          `Subject: [ssh-monitor] ${hostname}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${body}\r\n`,
+          (err, info) =>
+            resolve(err ? { ok: false, code: err.responseCode, message: err.message } : { ok: true, response: info.response }),
+        ),
+      ),
+    close: () => c.close(),
+  };
+}
+
+/** Runs the agent's send path with its settings (`env` overrides); resolves with its exit code and stderr. */
+const send = (body: string, env: Record<string, string> = {}) =>
+  sshMonitorSendEmail({ port, password: key, certFile: join(dir, 'cert.pem') }, body, env);
 
 async function eventsWith(id: string) {
   return (await reader.caughtUp()).filter((m) => m.value.includes(id));
 }
 
+/** Every alert kind of the agent and the event type it becomes. */
+const KINDS = [
+  ['login_success', 'ssh.login.success'],
+  ['login_root', 'ssh.login.root'],
+  ['login_failed', 'ssh.login.failed'],
+  ['ip_banned', 'ssh.ip.banned'],
+  ['ban_disabled', 'ssh.bruteforce.limit'],
+  ['bruteforce_mass', 'ssh.bruteforce.mass'],
+  ['hostkey_changed', 'ssh.hostkey.changed'],
+  ['sudo', 'privilege.sudo.command'],
+  ['logind_new', 'session.logind.new'],
+  ['logind_removed', 'session.logind.removed'],
+  ['logind_failed', 'session.logind.failed'],
+  ['heartbeat', 'agent.heartbeat'],
+  ['daily_report', 'report.daily.ssh'],
+  ['started', 'agent.lifecycle'],
+  ['stopped', 'agent.lifecycle'],
+] as const satisfies readonly (readonly [SshMonitorMailKind, string])[];
+
 describe('ssh-monitor alerts over SMTP', () => {
-  it.each([
-    ['login_success', 'ssh.login.success'],
-    ['login_failed', 'ssh.login.failed'],
-    ['ip_banned', 'ssh.ip.banned'],
-    ['bruteforce_mass', 'ssh.bruteforce.mass'],
-    ['sudo', 'privilege.sudo.command'],
-    ['heartbeat', 'agent.heartbeat'],
-    ['daily_report', 'report.daily.ssh'],
-    ['started', 'agent.lifecycle'],
-  ] as const)('%s becomes one %s event in Kafka, under the key that sent it', async (kind: SshMonitorMailKind, type) => {
+  it('the table covers every alert kind of the agent', () => {
+    expect(KINDS.map(([k]) => k).sort()).toEqual(Object.keys(SSH_MONITOR_MAILS).sort());
+  });
+
+  it.each(KINDS)('%s becomes one %s event in Kafka, under the key that sent it', async (kind: SshMonitorMailKind, type) => {
     const r = await send(SSH_MONITOR_MAILS[kind]);
     expect(r, r.stderr).toMatchObject({ code: 0 });
     const id = mailEventId(keyId, HOST, mailText(SSH_MONITOR_MAILS[kind]));
@@ -163,5 +199,89 @@ describe('ssh-monitor alerts over SMTP', () => {
     expect(plain.code).toBe(1);
     expect(plain.stderr).toMatch(/SMTP-ERROR 538 .*STARTTLS/); // AUTH only after STARTTLS
     expect((await reader.caughtUp()).length).toBe(before);
+  });
+});
+
+describe('a flood', () => {
+  const body = (n: number) => SSH_MONITOR_MAILS.login_failed.replace('Попытка 2', `Попытка ${n}`);
+
+  it('past the per-host rate, a message waits with 451 and the seconds to wait; nothing of it is appended', async () => {
+    // Two messages of burst, then one per 1,000 s: the third is refused whatever the machine's speed.
+    const rate = new AgentRateLimiter({ keyRate: 0, keyBurst: 1, hostRate: 0.001, hostBurst: 2 });
+    const c = await client(await intakeWith({}, rate));
+    const replies = [];
+    for (let n = 2; n <= 4; n++) replies.push(await c.send('flood-rate', body(n)));
+    c.close();
+    expect(replies.map((r) => r.ok)).toEqual([true, true, false]);
+    expect(replies[2]).toMatchObject({
+      ok: false,
+      code: 451,
+      message: expect.stringMatching(/too many messages; retry after \d+ s/),
+    });
+    const refusedId = mailEventId(keyId, 'flood-rate', mailText(body(4)));
+    expect(await eventsWith(refusedId)).toHaveLength(0);
+    // Another host under the same key has its own allowance.
+    const other = await client(await intakeWith({}, rate));
+    expect(await other.send('flood-other', body(2))).toMatchObject({ ok: true });
+    other.close();
+  });
+
+  it('past the messages one connection may send, 421: the client reconnects', async () => {
+    const c = await client(await intakeWith({ maxMessagesPerConnection: 3 }));
+    const replies = [];
+    for (let n = 1; n <= 4; n++) replies.push(await c.send(`flood-conn-${n}`, body(2)));
+    c.close();
+    expect(replies.map((r) => (r.ok ? 250 : r.code))).toEqual([250, 250, 250, 421]);
+    expect(await eventsWith(mailEventId(keyId, 'flood-conn-4', mailText(body(2))))).toHaveLength(0);
+  });
+
+  it('past the connections the intake holds, a new one hears 421 before anything else', async () => {
+    const at = await intakeWith({ maxClients: 2 });
+    const held = [await client(at), await client(at)];
+    await expect(client(at)).rejects.toMatchObject({ responseCode: 421 });
+    for (const c of held) c.close();
+    // Once they are gone, a sender gets in again.
+    const again = await waitFor(
+      'a connection after the held ones closed',
+      () =>
+        client(at).then(
+          (c) => (c.close(), true),
+          () => false,
+        ),
+      (ok) => ok,
+    );
+    expect(again).toBe(true);
+  });
+});
+
+describe("the operator's certificate", () => {
+  /** The agent's send path trusting only `certFile`; true when the message was taken. */
+  const sendTrusting = async (certFile: string, body: string) => {
+    const r = await send(body, { SSL_CERT_FILE: certFile });
+    return r.code === 0;
+  };
+
+  it('a renewal written over the files is served to the next connection, without a restart; a broken pair is not', async () => {
+    const renewed = await localhostCertificate();
+    writeFileSync(join(dir, 'renewed.pem'), renewed.cert);
+    const body = SSH_MONITOR_MAILS.logind_removed.replace('c42', 'c77');
+    expect(await sendTrusting(join(dir, 'renewed.pem'), body)).toBe(false); // not served yet
+    writeFileSync(join(dir, 'cert.pem'), renewed.cert);
+    writeFileSync(join(dir, 'key.pem'), renewed.key);
+    await waitFor(
+      'the renewed certificate served',
+      () => sendTrusting(join(dir, 'renewed.pem'), body),
+      (ok) => ok,
+    );
+    expect(await eventsWith(mailEventId(keyId, HOST, mailText(body)))).toHaveLength(1);
+    // A key that does not match the certificate (a half-finished renewal) is refused; the pair in use stays.
+    const stray = await localhostCertificate();
+    writeFileSync(join(dir, 'key.pem'), stray.key);
+    await waitFor(
+      'the mismatched pair reported',
+      async () => logs.lines().filter((l) => String(l.msg).includes('does not load')).length,
+      (n) => n > 0,
+    );
+    expect(await sendTrusting(join(dir, 'renewed.pem'), SSH_MONITOR_MAILS.logind_removed.replace('c42', 'c78'))).toBe(true);
   });
 });

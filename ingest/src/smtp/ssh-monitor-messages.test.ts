@@ -1,7 +1,8 @@
 // Each of ssh-monitor's alert kinds, as its own lines build it (testkit ssh-monitor-mail.ts), read into
 // the event fields an operator expects.
 import { describe, expect, it } from 'vitest';
-import { SSH_MONITOR_MAILS } from '@watchpost/testkit';
+import { linuxAgent, SSH_MONITOR_MAILS, sshMonitor, type SshMonitorMailKind } from '@watchpost/testkit';
+import type { EventV1 } from '@watchpost/schemas';
 import { parseSshMonitorMessage } from './ssh-monitor-messages.ts';
 
 const at = '28.11.2026 10:15:30';
@@ -80,5 +81,33 @@ describe('parseSshMonitorMessage on the agent’s own texts', () => {
       agentTime: at,
     });
     expect(parseSshMonitorMessage('')).toMatchObject({ kind: 'unknown', title: 'ssh-monitor notification' });
+  });
+});
+
+// testkit's sshMonitor builders are this project's proposal for an ssh-monitor that posts over HTTP; the
+// same alert must mean the same to the service either way, so they take this parser's names.
+describe('the HTTP proposal (testkit sshMonitor) and the e-mail of the same alert', () => {
+  const a = linuxAgent('web-01');
+  const s = sshMonitor;
+  /** Set by the envelope (Merge-SacNotifyDetails), not by the alert. */
+  const ENVELOPE = ['generated_by', 'telegram_via'];
+  const cases: [SshMonitorMailKind, EventV1, string[]][] = [
+    ['heartbeat', s.heartbeat(a), []],
+    ['login_success', s.loginSuccess(a, 'deploy', '203.0.113.7'), ['port']],
+    ['login_failed', s.loginFailed(a, 'deploy', '203.0.113.7'), []],
+    ['sudo', s.sudo(a, 'deploy', '/usr/bin/systemctl restart nginx'), []],
+    ['ip_banned', s.ban(a, '203.0.113.7'), ['ban_until']],
+    ['bruteforce_mass', s.bruteforce(a, '203.0.113.7'), []],
+    ['logind_new', s.logindSession(a, 'deploy'), []],
+    ['daily_report', s.dailyReport(a, { success: 3, failed: 7, sudo: 2, top: [['203.0.113.7', 5]] }), ['top_failed_ips']],
+  ];
+
+  it.each(cases)('%s: the same type, severity, category and detail names', (kind, event, proposalOnly) => {
+    const m = parseSshMonitorMessage(SSH_MONITOR_MAILS[kind]);
+    expect([event.type, event.severity, event.category]).toEqual([m.type, m.severity, m.category]);
+    const keys = Object.keys(event.details ?? {}).filter((k) => !ENVELOPE.includes(k));
+    expect(keys.filter((k) => !proposalOnly.includes(k)).sort()).toEqual(Object.keys(m.details).sort());
+    // A proposal-only field is one the e-mail cannot give; the builder must still send it.
+    for (const k of proposalOnly) expect([k, k in m.details, keys.includes(k)]).toEqual([k, false, true]);
   });
 });
