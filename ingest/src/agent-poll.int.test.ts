@@ -1,12 +1,13 @@
 // The agent poll (ingest) with version references (actions worker reading tags of local bare git
-// repositories), the git test, agent commands and the automatic update fallback, on the real stores.
+// repositories), the git test, agent commands and the automatic update fallback, on the real stores;
+// results only from the agent that fetched the command, and polls under the events' rate limits (issue 33).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { createKafka, createQueue, createRedis, type Redis } from '@watchpost/runtime';
 import { createApiKey, loadSecretsKey } from '@watchpost/core';
 import { ACTIONS_QUEUE, type ActionsQueueJob } from '@watchpost/schemas';
-import { memoryLogger } from '@watchpost/testkit';
+import { memoryLogger, rdpMonitor, windowsAgent } from '@watchpost/testkit';
 import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
 import {
   createTestGitRepo,
@@ -20,6 +21,7 @@ import { buildIngestApp } from './app.ts';
 let h: ApiHarness;
 let ingest: FastifyInstance;
 let redis: Redis;
+let kafka: ReturnType<typeof createKafka>;
 let worker: Awaited<ReturnType<typeof startActionsWorker>>;
 let repo: TestGitRepo;
 let admin: string;
@@ -69,7 +71,7 @@ beforeAll(async () => {
     },
   });
   redis = createRedis(h.config.redisUrl);
-  const kafka = createKafka(h.config.kafkaBrokers, 'agent-poll-test');
+  kafka = createKafka(h.config.kafkaBrokers, 'agent-poll-test');
   ({ app: ingest } = await buildIngestApp({ config: h.config, log: memoryLogger().log, redis, pg: h.stores.pg, kafka }));
   worker = await startActionsWorker(h.config);
   ({ key, id: keyId } = await createApiKey(h.stores.pg, 'agents'));
@@ -374,6 +376,22 @@ describe('commands go only to their agent (issue 21)', () => {
     expect(await status(c.body.id)).toEqual({ status: 'failed', result: { exit_code: 3, output: 'real' } });
   });
 
+  it('takes no result before delivery: answered as an unknown id, then the fetcher answers (issue 33)', async () => {
+    const c = await api('POST', `/hosts/${hostId}/agent-commands`, { kind: 'send_inventory', params: {} });
+    const early = await agent(`/agent/commands/${c.body.id}/result`, { ...self, status: 'succeeded', output: 'early' });
+    // The same status and body as an id that does not exist: pending ids cannot be probed.
+    expect(early).toEqual(await agent('/agent/commands/999999999/result', { ...self, status: 'succeeded' }));
+    expect(early).toEqual({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND', message: 'no such command delivered to this agent' } },
+    });
+    expect(await status(c.body.id)).toEqual({ status: 'pending', result: null });
+    expect((await agent('/agent/poll', self)).body.commands.map((x: { id: number }) => x.id)).toEqual([c.body.id]);
+    const url = `/agent/commands/${c.body.id}/result`;
+    expect((await agent(url, { ...self, status: 'succeeded', output: 'sent' })).status).toBe(200);
+    expect(await status(c.body.id)).toEqual({ status: 'succeeded', result: { exit_code: null, output: 'sent' } });
+  });
+
   it('creates no update offer from what an agent claims; the bound agent of an outdated host gets its update', async () => {
     const made = await agent('/agent/poll', { hostname: 'made-up', product: 'ssh-monitor', product_version: '0.0.1' });
     expect(made.body.update).toBeNull();
@@ -394,6 +412,7 @@ describe("the Windows agent's command channel (issue 22)", () => {
   // results without hostname or instance id (Sac-Client.ps1).
   let otherKey: string;
   let hostId: number;
+  type WinCommand = { id: number; type: string; params: { session_id: number | null }; run_as: null };
   const status = async (id: number) =>
     (await h.stores.pg.query('SELECT status, result FROM agent_commands WHERE id = $1', [id])).rows[0];
   async function win(method: 'GET' | 'POST', path: string, payload?: object, apiKey = key) {
@@ -421,6 +440,15 @@ describe("the Windows agent's command channel (issue 22)", () => {
       agentInstanceId: 'inst-wcmd',
       boundKeyId: keyId,
     });
+    // Another host of the fleet, its agent under the same key (issue 33: the one that answers first).
+    await insertHost(h.stores.pg, {
+      hostname: 'win-evil',
+      product: 'rdp-login-monitor',
+      version: '2.1.7-SAC',
+      address: '10.0.0.21',
+      agentInstanceId: 'inst-evil',
+      boundKeyId: keyId,
+    });
   });
 
   it("serves queued qwinsta/logoff in the agent's shape, run_as null; other instances and keys get none", async () => {
@@ -442,10 +470,18 @@ describe("the Windows agent's command channel (issue 22)", () => {
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
       commands: [
-        { id: q.body.id, type: 'qwinsta', params: { session_id: null }, run_as: null },
-        { id: l.body.id, type: 'logoff', params: { session_id: 3 }, run_as: null },
+        { id: expect.any(Number), type: 'qwinsta', params: { session_id: null }, run_as: null },
+        { id: expect.any(Number), type: 'logoff', params: { session_id: 3 }, run_as: null },
       ],
     });
+    // Issue 33: each id is the handle of this delivery, not the command id: random from 2^52 up, a JSON
+    // number the agent reads exactly, known only to the agent that fetched it.
+    const handles = (r.body.commands as WinCommand[]).map((c) => c.id);
+    for (const id of handles) {
+      expect(Number.isSafeInteger(id) && id >= 2 ** 52, String(id)).toBe(true);
+      expect([q.body.id, l.body.id]).not.toContain(id);
+    }
+    expect(new Set(handles).size).toBe(2);
     expect((await status(q.body.id)).status).toBe('delivered');
     // Delivered: the next poll (60 s later) does not run them again.
     expect((await poll('inst-wcmd')).body).toEqual({ commands: [] });
@@ -453,8 +489,10 @@ describe("the Windows agent's command channel (issue 22)", () => {
 
   it("stores the agent's result body (200) and the command is final; another key's result is 404", async () => {
     const c = await api('POST', `/hosts/${hostId}/agent-commands`, { kind: 'logoff', params: { session_id: 4 } });
-    expect((await poll('inst-wcmd')).body.commands.map((x: { id: number }) => x.id)).toEqual([c.body.id]);
-    const url = `/agent/commands/${c.body.id}/result`;
+    const [d] = (await poll('inst-wcmd')).body.commands as WinCommand[];
+    expect(d).toMatchObject({ type: 'logoff', params: { session_id: 4 } });
+    // The agent posts to the id its poll gave it (Submit-SacAgentCommandResult).
+    const url = `/agent/commands/${d!.id}/result`;
     const forged = await win('POST', url, { status: 'completed', stdout: 'forged', stderr: '' }, otherKey);
     expect(forged.status).toBe(404);
     expect(forged.body.error.code).toBe('NOT_FOUND');
@@ -463,23 +501,134 @@ describe("the Windows agent's command channel (issue 22)", () => {
 
     const r = await win('POST', url, { status: 'failed', stdout: '', stderr: 'exit code 1' });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ id: c.body.id, status: 'failed' });
+    expect(r.body).toEqual({ id: d!.id, status: 'failed' });
     expect(await status(c.body.id)).toEqual({ status: 'failed', result: { exit_code: null, output: '', stderr: 'exit code 1' } });
     // Final: a second result changes nothing.
     expect((await win('POST', url, { status: 'completed', stdout: 'again', stderr: '' })).status).toBe(409);
     expect((await status(c.body.id)).status).toBe('failed');
 
     const q = await api('POST', `/hosts/${hostId}/agent-commands`, { kind: 'qwinsta', params: {} });
-    await poll('inst-wcmd');
-    const ok = await win('POST', `/agent/commands/${q.body.id}/result`, {
+    const [dq] = (await poll('inst-wcmd')).body.commands as WinCommand[];
+    const ok = await win('POST', `/agent/commands/${dq!.id}/result`, {
       status: 'completed',
       stdout: ' SESSIONNAME',
       stderr: '',
     });
-    expect(ok).toEqual({ status: 200, body: { id: q.body.id, status: 'succeeded' } });
+    expect(ok).toEqual({ status: 200, body: { id: dq!.id, status: 'succeeded' } });
     expect(await status(q.body.id)).toEqual({
       status: 'succeeded',
       result: { exit_code: null, output: ' SESSIONNAME', stderr: '' },
     });
+  });
+
+  it('takes a result only from the agent that fetched the command; to anyone else every id looks unknown (issue 33)', async () => {
+    // The Windows agent's body: no hostname, no instance id (Submit-SacAgentCommandResult).
+    const forged = { status: 'completed', stdout: ' SESSIONNAME  USERNAME\r\n>rdp-tcp#1  mallory', stderr: '' };
+    const unknown = await win('POST', '/agent/commands/999999999/result', forged);
+    expect(unknown).toEqual({
+      status: 404,
+      body: { error: { code: 'NOT_FOUND', message: 'no such command delivered to this agent' } },
+    });
+    // A number the database cannot take exactly is invalid for everyone, never a 500.
+    expect((await win('POST', '/agent/commands/99999999999999999999/result', forged)).status).toBe(400);
+
+    const c = await api('POST', `/hosts/${hostId}/agent-commands`, { kind: 'logoff', params: { session_id: 5 } });
+    const byId = `/agent/commands/${c.body.id}/result`;
+    // Not delivered yet: a real id answers exactly as a random one, in either body.
+    expect(await win('POST', byId, forged)).toEqual(unknown);
+    expect(await win('POST', byId, { hostname: 'win-cmd', agent_instance_id: 'inst-wcmd', status: 'succeeded' })).toEqual(
+      unknown,
+    );
+    expect(await status(c.body.id)).toEqual({ status: 'pending', result: null });
+
+    // win-evil's agent polls for its own host (nothing) while win-cmd's fetches the logoff.
+    expect((await poll('inst-evil')).body).toEqual({ commands: [] });
+    const [d] = (await poll('inst-wcmd')).body.commands as WinCommand[];
+    expect(d).toMatchObject({ type: 'logoff', params: { session_id: 5 } });
+    const byHandle = `/agent/commands/${d!.id}/result`;
+    // Another instance under the same key answers first: by the command id (guessable: ids count up), in
+    // either body, with its own instance id or none; by the handle with its own instance id; by the handle
+    // under another key. Each gets the answer of an unknown id, and the command stays open.
+    const evil = { hostname: 'win-evil', agent_instance_id: 'inst-evil', status: 'succeeded', output: 'forged' };
+    for (const [path, body, apiKey] of [
+      [byId, forged, key],
+      [byId, { ...forged, agent_instance_id: 'inst-evil' }, key],
+      [byId, { hostname: 'win-cmd', status: 'succeeded', output: 'forged' }, key],
+      [byId, evil, key],
+      [byHandle, { ...forged, agent_instance_id: 'inst-evil' }, key],
+      [byHandle, forged, otherKey],
+    ] as const) {
+      expect(await win('POST', path, body, apiKey), JSON.stringify([path, body])).toEqual(unknown);
+    }
+    expect(await status(c.body.id)).toEqual({ status: 'delivered', result: null });
+
+    // The fetcher's result is still taken; its retry changes nothing (409, as before).
+    const real = { status: 'completed', stdout: '', stderr: '' };
+    expect(await win('POST', byHandle, real)).toEqual({ status: 200, body: { id: d!.id, status: 'succeeded' } });
+    const again = await win('POST', byHandle, real);
+    expect([again.status, again.body.error.code]).toEqual([409, 'CONFLICT']);
+    expect((await win('POST', byHandle, { status: 'failed', stdout: '', stderr: 'other' })).status).toBe(409);
+    expect(await status(c.body.id)).toEqual({ status: 'succeeded', result: { exit_code: null, output: '', stderr: '' } });
+    // Answered: to anyone else it still looks unknown (it was 409 before, which told the id existed).
+    expect(await win('POST', byId, forged)).toEqual(unknown);
+    expect(await win('POST', byHandle, forged, otherKey)).toEqual(unknown);
+    expect((await status(c.body.id)).status).toBe('succeeded');
+  });
+});
+
+describe('agent requests pay into the rate limits of their key and host (issue 33)', () => {
+  // Buckets are per ingest process: one of its own, whose host buckets hold 3 and refill once per 20 s.
+  let flood: FastifyInstance;
+  const instance = 'inst-flood';
+  const get = (url: string) => flood.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
+  const post = (url: string, payload: object) =>
+    flood.inject({
+      method: 'POST',
+      url,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: JSON.stringify(payload),
+    });
+
+  beforeAll(async () => {
+    const config = { ...h.config, ingest: { ...h.config.ingest, ratePerHost: 0.05, rateHostBurst: 3 } };
+    ({ app: flood } = await buildIngestApp({ config, log: memoryLogger().log, redis, pg: h.stores.pg, kafka }));
+    await insertHost(h.stores.pg, {
+      hostname: 'WIN-FLOOD',
+      product: 'rdp-login-monitor',
+      version: '2.1.7-SAC',
+      address: '10.0.0.31',
+      agentInstanceId: instance,
+      boundKeyId: keyId,
+    });
+  });
+  afterAll(async () => {
+    await flood?.close();
+  });
+
+  it("a poll flood past the host's rate gets 429 with Retry-After, and so do its events and named results", async () => {
+    const answers: Awaited<ReturnType<typeof get>>[] = [];
+    for (let i = 0; i < 6; i++) answers.push(await get(`/api/v1/agent/commands?agent_instance_id=${instance}`));
+    expect(answers.map((r) => r.statusCode)).toEqual([200, 200, 200, 429, 429, 429]);
+    const refused = answers[3]!;
+    expect(Number(refused.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(refused.json().error).toEqual({
+      code: 'RATE_LIMITED',
+      message: expect.stringMatching(/^too many events and agent requests from this host; retry after \d+ s$/),
+    });
+    // The same bucket as the host's events (hostname and agent instance as its events name them).
+    const event = rdpMonitor.heartbeat(windowsAgent('WIN-FLOOD', { agentInstanceId: instance }));
+    const e = await post('/api/v1/events', event);
+    expect([e.statusCode, e.json().error.code]).toEqual([429, 'RATE_LIMITED']);
+    // Our result body names the host: refused the same way. The Windows agent's names none and is never
+    // refused by a host's bucket (the agent does not re-send a result): unknown id, 404.
+    expect(
+      (await post('/api/v1/agent/commands/1/result', { hostname: 'WIN-FLOOD', agent_instance_id: instance, status: 'failed' }))
+        .statusCode,
+    ).toBe(429);
+    expect((await post('/api/v1/agent/commands/999999999/result', { status: 'failed', stdout: '', stderr: '' })).statusCode).toBe(
+      404,
+    );
+    // Another host under the same key is not held back.
+    expect((await get('/api/v1/agent/commands?agent_instance_id=inst-wcmd')).statusCode).toBe(200);
   });
 });

@@ -171,7 +171,9 @@ describe('WinRM not configured: the bound Windows agent runs the action', () => 
       [3, 'bob'],
       [65536, ''],
     ]);
-    expect(a.result).toMatchObject({ raw: QWINSTA_RECORDED, agent_command_ids: [cmds[0]!.id] });
+    // The command's id, not the delivery handle the agent was given as its id (issue 33).
+    const queued = await h.stores.pg.query<{ id: string }>('SELECT id FROM agent_commands WHERE action_id = $1', [r.body.id]);
+    expect(a.result).toMatchObject({ raw: QWINSTA_RECORDED, agent_command_ids: queued.rows.map((x) => Number(x.id)) });
     const audit = await h.stores.pg.query(
       "SELECT details FROM audit_log WHERE action = 'action.winrm.sessions' AND (details->>'action_id')::bigint = $1",
       [r.body.id],
@@ -286,8 +288,11 @@ describe('WinRM not configured: the bound Windows agent runs the action', () => 
     const c = await h.stores.pg.query<{ id: string }>('SELECT id FROM agent_commands WHERE action_id = $1', [r.body.id]);
     const id = Number(c.rows[0]!.id);
     expect((await answer(id, 'completed', '')).status).toBe(404);
-    expect((await poll()).map((x) => x.id)).toEqual([id]);
-    expect((await answer(id, 'completed', '')).status).toBe(200);
+    const delivered = await poll();
+    expect(delivered).toMatchObject([{ type: 'logoff', params: { session_id: 2 } }]);
+    // Delivered, it is answered by the handle its poll gave (issue 33); its command id still names nothing.
+    expect((await answer(id, 'completed', '')).status).toBe(404);
+    expect((await answer(delivered[0]!.id, 'completed', '')).status).toBe(200);
   });
 
   it('a host without a bound agent is refused with the reason, nothing queued', async () => {

@@ -185,13 +185,14 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
     return AgentRateLimiter.hostId(keyId, event.host.hostname, event.source.agent_instance_id);
   }
 
-  const hostRateMessage = (wait: number) => `too many events from this host; retry after ${wait} s`;
+  const hostRateMessage = (wait: number, what = 'events') => `too many ${what} from this host; retry after ${wait} s`;
 
-  function rateLimited(reply: FastifyReply, waitSeconds: number, scope: 'key' | 'host' = 'key') {
+  /** 429 with Retry-After; `what` is charged (the agent poll's requests pay into the events' buckets too). */
+  function rateLimited(reply: FastifyReply, waitSeconds: number, scope: 'key' | 'host' = 'key', what = 'events') {
     const message =
       scope === 'key'
-        ? `too many events for this agent key (all its hosts together); retry after ${waitSeconds} s`
-        : hostRateMessage(waitSeconds);
+        ? `too many ${what} for this agent key (all its hosts together); retry after ${waitSeconds} s`
+        : hostRateMessage(waitSeconds, what);
     return reply.code(429).header('retry-after', String(waitSeconds)).send(errorBody('RATE_LIMITED', message));
   }
 
@@ -479,7 +480,10 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
       );
     });
 
-    if (deps.pg) await app.register(agentPollRoutes({ pg: deps.pg, config, log, keyIdOf: (req) => admitted.get(req)?.keyId }));
+    if (deps.pg)
+      await app.register(
+        agentPollRoutes({ pg: deps.pg, config, log, keyIdOf: (req) => admitted.get(req)?.keyId, rate, rateLimited }),
+      );
   };
 }
 

@@ -1,11 +1,12 @@
 // The agent poll (served by ingest, agent API key): an agent asks for its pending commands, its desired
 // configuration and a pending self-update, and posts each command's result back. JSON schemas of the
 // wire format, used by ingest for validation and by the API's OpenAPI document (agents' reference).
-// Both are served only to the host's bound agent: the agent key and agent_instance_id of its first events.
+// Polls are served only to the host's bound agent: the agent key and agent_instance_id of its first events;
+// a result is taken only from the agent its command was delivered to (issue 33).
 import type { FromSchema } from 'json-schema-to-ts';
 
 export const AGENT_POLL_PATH = '/api/v1/agent/poll';
-/** `:id` is the command id from the poll. */
+/** `:id` is the id the poll gave: the command id (POST /agent/poll) or the delivery handle (GET /agent/commands). */
 export const AGENT_COMMAND_RESULT_PATH = '/api/v1/agent/commands/:id/result';
 export const AGENT_COMMAND_KIND_PATTERN = '^[a-z][a-z0-9_.-]{0,63}$';
 
@@ -79,8 +80,8 @@ export const agentPollResponseSchema = {
     commands: {
       type: 'array',
       description:
-        'Commands not yet answered, oldest first (at most 20). A command is delivered again when no result arrived ' +
-        'within 10 minutes: run each id once and post its result.',
+        'Commands not yet answered, oldest first (at most 20), delivered to this agent (key and agent_instance_id): only its ' +
+        'result is taken. A command is delivered again when no result arrived within 10 minutes: run each id once and post its result.',
       items: {
         type: 'object',
         required: ['id', 'kind', 'params', 'created_at'],
@@ -114,14 +115,16 @@ export const agentCommandResultBodySchema = {
   required: ['status'],
   additionalProperties: false,
   description:
-    'Two shapes: ours `{hostname, agent_instance_id?, status: succeeded|failed, exit_code?, output?}`, and the Windows ' +
-    "agent's `{status: completed|failed, stdout, stderr}` (no hostname: the command's host is checked against the key)",
+    'Two shapes: ours `{hostname, agent_instance_id?, status: succeeded|failed, exit_code?, output?}` (the path id is the ' +
+    "command id from POST /agent/poll), and the Windows agent's `{status: completed|failed, stdout, stderr}` (no hostname: " +
+    'the path id is the one GET /agent/commands handed out, which only the agent that fetched the command knows)',
   properties: {
     hostname: { type: 'string', minLength: 1, maxLength: 255, description: 'must be the host the command was for' },
     agent_instance_id: {
       type: 'string',
       maxLength: 128,
-      description: 'as in the poll; required with hostname when the host is bound to an agent instance',
+      description:
+        'as in the poll that fetched the command (with hostname: required when that poll sent one; without: optional, and then must be it)',
     },
     status: { type: 'string', enum: ['succeeded', 'completed', 'failed'], description: 'completed is stored as succeeded' },
     exit_code: { type: 'integer' },
@@ -136,7 +139,20 @@ export type AgentCommandResultBody = FromSchema<typeof agentCommandResultBodySch
 export const agentCommandResultResponseSchema = {
   type: 'object',
   required: ['id', 'status'],
-  properties: { id: { type: 'integer' }, status: { type: 'string', enum: ['succeeded', 'failed'] } },
+  properties: {
+    id: { type: 'integer', description: 'the id as posted' },
+    status: { type: 'string', enum: ['succeeded', 'failed'] },
+  },
+} as const;
+
+/**
+ * The result path's id: a command id (our body) or a delivery handle of the Windows poll, below 2^53 (a
+ * larger number would not reach the database exactly; refused as invalid, for every caller alike).
+ */
+export const agentCommandResultParamsSchema = {
+  type: 'object',
+  required: ['id'],
+  properties: { id: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
 } as const;
 
 /** The Windows agent's poll (rdp-login-monitor Sac-Client.ps1): GET with ?agent_instance_id and a Bearer key. */
@@ -161,7 +177,8 @@ export const agentCommandsResponseSchema = {
   type: 'object',
   required: ['commands'],
   description:
-    'Commands for the host bound to this key and agent_instance_id (oldest first, at most 20), marked delivered; any other caller gets `{commands: []}`',
+    'Commands for the host bound to this key and agent_instance_id (oldest first, at most 20), marked delivered to this agent; ' +
+    'any other caller gets `{commands: []}`',
   properties: {
     commands: {
       type: 'array',
@@ -169,7 +186,12 @@ export const agentCommandsResponseSchema = {
         type: 'object',
         required: ['id', 'type', 'params', 'run_as'],
         properties: {
-          id: { type: 'integer' },
+          id: {
+            type: 'integer',
+            description:
+              'Not the command id: a random handle of this delivery (2^52 to 2^53-1) that only this agent learns; its result ' +
+              'goes to /agent/commands/{this id}/result, and to any other id it is refused as unknown',
+          },
           type: { type: 'string', enum: ['qwinsta', 'logoff'] },
           params: {
             type: 'object',
@@ -205,13 +227,19 @@ export const agentPollOpenApiPaths = {
       summary: 'Agent poll: pending commands, desired configuration, pending self-update',
       description:
         "Served by the ingest role. Access: agent API key (X-API-Key or Authorization: Bearer). Answered only to the host's " +
-        'bound agent (the key and agent_instance_id of its first events); any other poll gets an empty answer.',
+        'bound agent (the key and agent_instance_id of its first events); any other poll gets an empty answer. ' +
+        "Each poll costs one event of the key's and the host's (hostname and agent_instance_id) rate limits, the same buckets as " +
+        'the events.',
       security: [{ agentKey: [] }],
       requestBody: { required: true, ...json(agentPollBodySchema) },
       responses: {
         200: { description: 'what the agent should do', ...json(agentPollResponseSchema) },
         400: { description: 'VALIDATION_FAILED', ...json(errorBody) },
         401: { description: 'UNAUTHORIZED: missing or invalid agent API key', ...json(errorBody) },
+        429: {
+          description: 'RATE_LIMITED: the key or the host is over its rate; Retry-After says when to poll again',
+          ...json(errorBody),
+        },
       },
     },
   },
@@ -221,11 +249,22 @@ export const agentPollOpenApiPaths = {
       operationId: 'postAgentCommandResult',
       summary: "Agent posts a command's result",
       description:
-        "Served by the ingest role. Access: agent API key. Accepted only from the host's bound agent (key and agent_instance_id; " +
-        "without hostname, the Windows agent's body: the key the host is bound to); " +
-        'a second result for the same command is 409 and changes nothing.',
+        'Served by the ingest role. Access: agent API key. Accepted only from the agent the command was delivered to: the key, ' +
+        "agent_instance_id and hostname of the poll that fetched it (with hostname, our body; without, the Windows agent's: " +
+        'the key, and the id that poll handed out). A result from anyone else, for a command not delivered yet, or for an ' +
+        "unknown id gets the same 404 and changes nothing, so ids cannot be probed. The fetcher's second result for the same " +
+        "command is 409 and changes nothing. Costs one event of the key's rate limit and, with hostname, of that host's.",
       security: [{ agentKey: [] }],
-      parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } }],
+      parameters: [
+        {
+          name: 'id',
+          in: 'path',
+          required: true,
+          description:
+            'with hostname in the body, the command id from POST /agent/poll; without, the id GET /agent/commands handed out',
+          schema: agentCommandResultParamsSchema.properties.id,
+        },
+      ],
       requestBody: { required: true, ...json(agentCommandResultBodySchema) },
       responses: {
         200: {
@@ -235,10 +274,16 @@ export const agentPollOpenApiPaths = {
         400: { description: 'VALIDATION_FAILED', ...json(errorBody) },
         401: { description: 'UNAUTHORIZED', ...json(errorBody) },
         404: {
-          description: "NOT_FOUND: no such command (for this hostname), or the request is not from the host's bound agent",
+          description:
+            'NOT_FOUND "no such command delivered to this agent": an unknown id, a command not delivered yet, or one ' +
+            'delivered to another key, agent_instance_id or host',
           ...json(errorBody),
         },
-        409: { description: 'CONFLICT: the command already has a result', ...json(errorBody) },
+        409: {
+          description: 'CONFLICT: the command already has a result (only the agent it was delivered to is told)',
+          ...json(errorBody),
+        },
+        429: { description: 'RATE_LIMITED: the key or the named host is over its rate (Retry-After)', ...json(errorBody) },
       },
     },
   },
@@ -249,12 +294,17 @@ export const agentPollOpenApiPaths = {
       summary: "The Windows agent's command poll (qwinsta, logoff)",
       description:
         'Served by the ingest role. Access: agent API key (Authorization: Bearer or X-API-Key). Answers the commands of the host ' +
-        'bound to this key and agent_instance_id in the shape rdp-login-monitor reads; anyone else gets `{commands: []}`.',
+        'bound to this key and agent_instance_id in the shape rdp-login-monitor reads; anyone else gets `{commands: []}`. ' +
+        "Each poll costs one event of the key's rate limit and, from the bound agent, of its host's (the same buckets as its events).",
       security: [{ agentKey: [] }],
       parameters: [{ name: 'agent_instance_id', in: 'query', required: false, schema: { type: 'string', maxLength: 128 } }],
       responses: {
         200: { description: 'commands to run', ...json(agentCommandsResponseSchema) },
         401: { description: 'UNAUTHORIZED: missing or invalid agent API key', ...json(errorBody) },
+        429: {
+          description: 'RATE_LIMITED: the key or the host is over its rate (Retry-After); the agent takes it as no commands',
+          ...json(errorBody),
+        },
       },
     },
   },

@@ -38,12 +38,17 @@ export async function insertHost(
     address: string;
     agentInstanceId?: string | null;
     boundKeyId?: number | null;
+    /** An admin accepted its addresses (default): credentialed actions may run against it (issue 33). */
+    confirmed?: boolean;
+    /** The WinRM certificate an admin accepted (its SHA-256): no action pins one (issue 33). */
+    winrmCertSha256?: string;
   },
 ): Promise<number> {
   const r = await pg.query<{ id: number }>(
     `INSERT INTO hosts (hostname, os_family, product, product_version, first_seen, last_seen, ipv4, internal_address,
-                        agent_instance_id, bound_key_id, bound_at)
-     VALUES ($1, $2, $3, $4, now(), now(), $5, $5, $6, $7, CASE WHEN $7::bigint IS NULL THEN NULL ELSE now() END)
+                        agent_instance_id, bound_key_id, bound_at, confirmed_at, confirmed_by, winrm_cert_sha256)
+     VALUES ($1, $2, $3, $4, now(), now(), $5, $5, $6, $7, CASE WHEN $7::bigint IS NULL THEN NULL ELSE now() END,
+             CASE WHEN $8 THEN now() END, CASE WHEN $8 THEN 'test admin' END, $9)
      RETURNING id`,
     [
       h.hostname,
@@ -53,6 +58,8 @@ export async function insertHost(
       h.address,
       h.agentInstanceId ?? null,
       h.boundKeyId ?? null,
+      h.confirmed ?? true,
+      h.winrmCertSha256 ?? null,
     ],
   );
   return Number(r.rows[0]!.id);

@@ -27,14 +27,17 @@ export interface TestHost {
   fqdn?: string | null;
   agent_instance_id?: string | null;
   bound_key_id?: number | null;
+  /** An admin accepted its first addresses (default true; correlate creates hosts unconfirmed). */
+  confirmed?: boolean;
 }
 
-/** A host bound to its agent instance and key, as correlate creates it from its first events; returns its id. */
+/** A host bound to its agent instance and key, as correlate binds it from its first events (and, by default, confirmed); returns its id. */
 export async function insertBoundHost(pg: Pool, h: TestHost): Promise<number> {
   const r = await pg.query<{ id: number }>(
     `INSERT INTO hosts (hostname, display_name, os_family, product, product_version, first_seen, last_seen, ipv4,
-                        internal_address, fqdn, agent_instance_id, bound_key_id, bound_at)
-     VALUES ($1, $2, $3, $4, '1.0.0', now(), now(), $5, $5, $6, $7, $8, CASE WHEN $8::bigint IS NULL THEN NULL ELSE now() END)
+                        internal_address, fqdn, agent_instance_id, bound_key_id, bound_at, confirmed_at, confirmed_by)
+     VALUES ($1, $2, $3, $4, '1.0.0', now(), now(), $5, $5, $6, $7, $8, CASE WHEN $8::bigint IS NULL THEN NULL ELSE now() END,
+             CASE WHEN $9 THEN now() END, CASE WHEN $9 THEN 'test admin' END)
      RETURNING id`,
     [
       h.hostname,
@@ -45,6 +48,7 @@ export async function insertBoundHost(pg: Pool, h: TestHost): Promise<number> {
       h.fqdn ?? null,
       h.agent_instance_id ?? null,
       h.bound_key_id ?? null,
+      h.confirmed ?? true,
     ],
   );
   return Number(r.rows[0]!.id);

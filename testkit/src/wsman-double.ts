@@ -69,6 +69,8 @@ export interface WsmanDouble {
   onPowerShell: (script: string) => Promise<{ stdout: string; stderr?: string; exitCode: number }>;
   /** HTTPS (`tls`): the hex SHA-256 of the certificate presented now; undefined over plain HTTP. */
   certSha256: string | undefined;
+  /** HTTPS: that certificate (PEM), self-signed: the CA an operator would trust for it. */
+  certPem: string | undefined;
   /** HTTPS: presents a new self-signed certificate from now on; returns its SHA-256. */
   rotateCertificate(): Promise<string>;
   /** TCP connections accepted. */
@@ -79,7 +81,16 @@ export interface WsmanDouble {
 }
 
 async function selfSignedPair(): Promise<{ key: string; cert: string; sha256: string }> {
-  const pems = await selfsigned.generate([{ name: 'commonName', value: '127.0.0.1' }], { keyType: 'ec' });
+  // Its own CA (an operator's CA file may name it: SERVICE_WINRM_CA_FILE), issued for the address dialled.
+  const pems = await selfsigned.generate([{ name: 'commonName', value: '127.0.0.1' }], {
+    keyType: 'ec',
+    algorithm: 'sha256',
+    extensions: [
+      { name: 'basicConstraints', cA: true },
+      { name: 'keyUsage', digitalSignature: true, keyCertSign: true },
+      { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }] },
+    ],
+  });
   const der = new X509Certificate(pems.cert).raw;
   return { key: pems.private, cert: pems.cert, sha256: createHash('sha256').update(der).digest('hex') };
 }
@@ -239,6 +250,7 @@ export async function startWsmanDouble(opts: {
     },
     onPowerShell: async () => ({ stdout: '', stderr: 'no PowerShell behaviour set', exitCode: 1 }),
     certSha256: pair?.sha256,
+    certPem: pair?.cert,
     rotateCertificate: async () => {
       throw new Error('a plain HTTP double has no certificate');
     },
@@ -523,6 +535,7 @@ export async function startWsmanDouble(opts: {
       const next = await selfSignedPair();
       (server as HttpsServer).setSecureContext({ key: next.key, cert: next.cert });
       d.certSha256 = next.sha256;
+      d.certPem = next.cert;
       return next.sha256;
     };
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

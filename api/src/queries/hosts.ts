@@ -29,9 +29,13 @@ export interface HostItem {
   /** pending changes (host_changes) an admin has to accept or reject, and their kinds */
   pending_changes: number;
   pending_change_kinds: string[];
+  /** an admin accepted the host's addresses: credentialed actions may run (issue 33) */
+  confirmed: boolean;
 }
 
 export interface HostDetail extends HostItem {
+  confirmed_at: string | null;
+  confirmed_by: string | null;
   ipv6: string | null;
   timezone: string | null;
   agent_instance_id: string | null;
@@ -66,6 +70,7 @@ function toItem(r: HostView): HostItem {
     live_problems: r.live_problems,
     pending_changes: r.pending_changes,
     pending_change_kinds: r.pending_change_kinds,
+    confirmed: r.confirmed_at !== null,
   };
 }
 
@@ -81,6 +86,8 @@ function toDetail(r: HostView): HostDetail {
     bound_key_name: r.bound_key_name,
     bound_at: iso(r.bound_at),
     winrm_cert_sha256: r.winrm_cert_sha256,
+    confirmed_at: iso(r.confirmed_at),
+    confirmed_by: r.confirmed_by,
     status_changed_at: iso(r.status_changed_at),
     inventory: { hardware: r.inventory_hardware ?? null, software: r.inventory_software ?? null, at: iso(r.inventory_at) },
   };

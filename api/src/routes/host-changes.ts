@@ -47,6 +47,10 @@ const factsSchema = {
     agent_instance_id: nstr,
     key_id: { type: 'integer', nullable: true },
     cert_sha256: nstr,
+    cert_subject: { ...nstr, description: 'winrm_certificate: the subject of the certificate the host presented' },
+    cert_issuer: { ...nstr, description: 'winrm_certificate: its issuer' },
+    cert_valid_from: nstr,
+    cert_valid_to: nstr,
   },
 } as const;
 
@@ -82,7 +86,9 @@ const changeSchema = {
       description:
         'facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or ' +
         'key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the ' +
-        "host's WinRM HTTPS certificate differs from the pinned one (or none is pinned yet)",
+        "host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only " +
+        'when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is ' +
+        'unconfirmed and no credentialed action runs against it',
     },
     status: { type: 'string', enum: [...HOST_CHANGE_STATUSES] },
     proposed: { ...factsSchema, description: 'what accepting applies to the host' },

@@ -70,7 +70,7 @@ export const eventDetailSchema = {
 
 export const hostRowSchema = {
   type: 'object',
-  required: ['id', 'hostname', 'status', 'agent_version', 'last_seen', 'pending_changes', 'pending_change_kinds'],
+  required: ['id', 'hostname', 'status', 'agent_version', 'last_seen', 'pending_changes', 'pending_change_kinds', 'confirmed'],
   properties: {
     id: int,
     hostname: str,
@@ -96,6 +96,11 @@ export const hostRowSchema = {
       items: { type: 'string', enum: ['facts', 'identity', 'winrm_certificate'] },
       description:
         'kinds of the pending changes: identity = another agent instance or key speaks for the host (an identity conflict)',
+    },
+    confirmed: {
+      type: 'boolean',
+      description:
+        "an admin accepted the host's addresses (its first facts change); until then no WinRM, SSH or update action sends credentials to it",
     },
     latest_version: {
       ...nstr,
@@ -126,7 +131,12 @@ export const hostDetailSchema = {
     bound_key_id: { type: 'integer', nullable: true, description: 'id of the agent key the host is bound to' },
     bound_key_name: { ...nstr, description: 'name of that agent key' },
     bound_at: { ...ndt, description: 'when the binding was made or last accepted' },
-    winrm_cert_sha256: { ...nstr, description: 'SHA-256 (hex) of the pinned WinRM HTTPS certificate' },
+    winrm_cert_sha256: {
+      ...nstr,
+      description: 'SHA-256 (hex) of the WinRM HTTPS certificate an admin accepted (pinned); null: none accepted yet',
+    },
+    confirmed_at: { ...ndt, description: "when an admin confirmed the host's addresses; null: not confirmed" },
+    confirmed_by: { ...nstr, description: 'the admin who confirmed them' },
     status_changed_at: ndt,
     inventory: {
       type: 'object',

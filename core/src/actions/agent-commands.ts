@@ -98,54 +98,103 @@ export async function listAgentCommands(pg: Pool, hostname: string): Promise<Age
 }
 
 /**
+ * The id a delivery hands the Windows agent instead of the command id (issue 33): random in
+ * [2^52, 2^53), so a JSON number the agent and JavaScript read exactly, never a command id (bigserial
+ * ids stay far below 2^52). The agent's result names nothing but this id (no host, no instance): knowing
+ * it is what shows the result comes from the agent that fetched the command. From gen_random_uuid (a
+ * strong random source): its hex digits 18-30, past the version and variant digits, are random.
+ */
+const NEW_DELIVERY_HANDLE = `(4503599627370496 + ('x' || substr(replace(gen_random_uuid()::text, '-', ''), 18, 13))::bit(52)::bigint)`;
+
+/** A command as a poll delivered it, with the handle the Windows agent gets as its id. */
+export type DeliveredCommand = AgentCommand & { delivery_handle: number };
+
+/**
  * Commands for this host's poll: pending ones, and delivered ones whose result is overdue; marked
- * delivered. Only for the host's bound agent (the caller checks isBoundAgent first). `kinds`: only
- * these (the Windows agent's poll takes only the commands it can run; the others stay pending).
+ * delivered to `fetcher` (its key and instance: only its result is taken, recordAgentCommandResult).
+ * Only for the host's bound agent (the caller checks isBoundAgent first). `kinds`: only these (the
+ * Windows agent's poll takes only the commands it can run; the others stay pending).
  * A command of an action (a logoff through the agent) is delivered once, never again: session ids are
  * reused, and a late second logoff could end another user's session; its action expires instead.
+ * Delivered again to the same agent, a command keeps its handle, so a late result of the first run still
+ * counts; delivered to another (the host was bound to a new agent meanwhile), it gets a new one.
  */
-export async function takeAgentCommands(pg: Pool, hostname: string, kinds?: readonly string[]): Promise<AgentCommand[]> {
-  const r = await pg.query<Row>(
-    `UPDATE agent_commands SET status = 'delivered', delivered_at = now()
+export async function takeAgentCommands(
+  pg: Pool,
+  hostname: string,
+  fetcher: AgentIdentity,
+  kinds?: readonly string[],
+): Promise<DeliveredCommand[]> {
+  const r = await pg.query<Row & { delivery_handle: string }>(
+    `UPDATE agent_commands SET status = 'delivered', delivered_at = now(),
+            delivered_key_id = $5::bigint, delivered_instance_id = $6::text,
+            delivery_handle = CASE WHEN delivery_handle IS NOT NULL AND delivered_key_id = $5::bigint
+                                        AND delivered_instance_id IS NOT DISTINCT FROM $6::text
+                                   THEN delivery_handle ELSE ${NEW_DELIVERY_HANDLE} END
       WHERE id IN (SELECT id FROM agent_commands
                     WHERE hostname = $1
                       AND (status = 'pending'
                            OR (status = 'delivered' AND action_id IS NULL AND delivered_at < now() - make_interval(mins => $2)))
                       AND ($4::text[] IS NULL OR kind = ANY($4))
                     ORDER BY id LIMIT $3)
-      RETURNING ${COLS}`,
-    [hostname, REDELIVER_AFTER_MINUTES, MAX_PER_POLL, kinds ?? null],
+      RETURNING ${COLS}, delivery_handle`,
+    [hostname, REDELIVER_AFTER_MINUTES, MAX_PER_POLL, kinds ?? null, fetcher.keyId, fetcher.agentInstanceId],
   );
-  return r.rows.map(view).sort((a, b) => a.id - b.id);
+  return r.rows
+    .map(({ delivery_handle, ...row }) => ({ ...view(row), delivery_handle: Number(delivery_handle) }))
+    .sort((a, b) => a.id - b.id);
 }
 
 /**
- * 'recorded', 'not_found' (unknown id or another host's command; with `deliveredOnly`, also one no poll
- * delivered yet) or 'conflict' (already answered: a final command never changes). The caller checks
- * first that the request comes from the host's bound agent.
+ * How a result names its command. Our body (with `hostname`): the command id, the host and the agent
+ * instance it polled with. The Windows agent's (no hostname, no instance): the id its poll handed out,
+ * the delivery handle; an instance id, when one is sent anyway, must be the fetcher's.
+ */
+export type CommandResultRef =
+  { id: number; hostname: string; agentInstanceId: string | null } | { handle: number; agentInstanceId: string | null };
+
+/** The reference of a result posted to `/agent/commands/{id}/result` with this body. */
+export function commandResultRef(id: number, body: { hostname?: string; agent_instance_id?: string }): CommandResultRef {
+  const agentInstanceId = body.agent_instance_id ?? null;
+  return body.hostname !== undefined ? { id, hostname: body.hostname, agentInstanceId } : { handle: id, agentInstanceId };
+}
+
+/**
+ * Records a result from the agent that fetched the command (issue 33): the key and instance its poll
+ * was delivered to, for a command of that host. 'recorded'; 'conflict' when that agent answers a
+ * command already final (a retry: nothing changes); 'not_found' for everything else: an unknown id, a
+ * command not delivered yet, or one delivered to another key, instance or host. So anyone but the
+ * fetcher gets the same answer for every id, and cannot tell which commands exist.
  */
 export async function recordAgentCommandResult(
   pg: Pool,
-  id: number,
-  hostname: string,
+  keyId: number,
+  ref: CommandResultRef,
   result: { status: 'succeeded' | 'failed'; exit_code?: number; output?: string; stderr?: string },
-  opts: { deliveredOnly?: boolean } = {},
 ): Promise<'recorded' | 'not_found' | 'conflict'> {
   const stored: Record<string, unknown> = { exit_code: result.exit_code ?? null, output: result.output ?? '' };
   if (result.stderr !== undefined) stored.stderr = result.stderr;
-  const open = opts.deliveredOnly ? ['delivered'] : ['pending', 'delivered'];
+  // The same rows for the update and the follow-up look-up: the fetcher's command, whatever its status.
+  const [mine, params]: [string, unknown[]] =
+    'handle' in ref
+      ? [
+          'delivery_handle = $1 AND delivered_key_id = $2::bigint AND ($3::text IS NULL OR delivered_instance_id = $3::text)',
+          [ref.handle, keyId, ref.agentInstanceId],
+        ]
+      : [
+          'id = $1 AND delivered_key_id = $2::bigint AND delivered_instance_id IS NOT DISTINCT FROM $3::text AND hostname = $4',
+          [ref.id, keyId, ref.agentInstanceId, ref.hostname],
+        ];
+  const n = params.length;
   const r = await pg.query(
-    `UPDATE agent_commands SET status = $3, finished_at = now(), result = $4
-      WHERE id = $1 AND hostname = $2 AND status = ANY($5)`,
-    [id, hostname, result.status, JSON.stringify(stored), open],
+    `UPDATE agent_commands SET status = $${n + 1}, finished_at = now(), result = $${n + 2}
+      WHERE ${mine} AND status = 'delivered'`,
+    [...params, result.status, JSON.stringify(stored)],
   );
   if (r.rowCount === 1) return 'recorded';
-  const exists = await pg.query<{ status: string }>('SELECT status FROM agent_commands WHERE id = $1 AND hostname = $2', [
-    id,
-    hostname,
-  ]);
-  const st = exists.rows[0]?.status;
-  return st === undefined || st === 'pending' ? 'not_found' : 'conflict';
+  // The fetcher's command, no longer open: answered already (a retry) or expired.
+  const final = await pg.query(`SELECT 1 FROM agent_commands WHERE ${mine} AND status <> 'delivered'`, params);
+  return final.rowCount === 1 ? 'conflict' : 'not_found';
 }
 
 // --- the Windows agent's command channel (issue 22: rdp-login-monitor's Sac-Client.ps1) -------------
@@ -158,7 +207,7 @@ export const WINDOWS_AGENT_TYPES: Readonly<Record<string, 'qwinsta' | 'logoff'>>
  * so `params.session_id` and `run_as` are always there; `run_as` is always null: the agent runs as
  * SYSTEM and needs no credentials, so the service never sends any.
  */
-export function windowsAgentCommand(c: AgentCommand): {
+export function windowsAgentCommand(c: DeliveredCommand): {
   id: number;
   type: 'qwinsta' | 'logoff';
   params: { session_id: number | null };
@@ -166,31 +215,13 @@ export function windowsAgentCommand(c: AgentCommand): {
 } {
   const sid = Number(c.params.session_id);
   return {
-    id: c.id,
+    // Its result names nothing but this id: the delivery's handle, which only the fetching agent knows.
+    id: c.delivery_handle,
     type: WINDOWS_AGENT_TYPES[c.kind]!,
     // A missing or bad session id: the agent answers failed "missing session_id" (it refuses 0 as well).
     params: { session_id: Number.isSafeInteger(sid) && sid > 0 ? sid : null },
     run_as: null,
   };
-}
-
-/**
- * For a result without hostname (the Windows agent sends none, nor its instance id): true when the
- * command's host is bound to this key, and to this instance when one is given. A host bound to no key
- * cannot be checked this way and accepts none.
- */
-export function isBoundKey(
-  host: { agent_instance_id: string | null; bound_key_id: number | null } | null,
-  who: AgentIdentity,
-): boolean {
-  if (!host || host.bound_key_id === null || host.bound_key_id !== who.keyId) return false;
-  return who.agentInstanceId === null || host.agent_instance_id === who.agentInstanceId;
-}
-
-/** The host a command is for, null when no such command. */
-export async function agentCommandHostname(pg: Pool, id: number): Promise<string | null> {
-  const r = await pg.query<{ hostname: string }>('SELECT hostname FROM agent_commands WHERE id = $1', [id]);
-  return r.rows[0]?.hostname ?? null;
 }
 
 // --- Windows session actions through the agent (issue 22) ----------------------------------------

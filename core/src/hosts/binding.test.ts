@@ -108,7 +108,9 @@ describe('planHosts', () => {
     const [h] = plan.hosts;
     expect(h).toMatchObject({ agent_instance_id: 'a', bound_key_id: 1, display_name: 'bound', product_version: '1.0' });
     expect(h!.last_heartbeat).not.toBeNull(); // the conflicting heartbeat is still a sign of life
+    // The new host's first facts wait for an admin (issue 33); the later address replaces the proposal.
     expect(plan.changes.map((c) => [c.kind, c.proposed, c.seen_count])).toEqual([
+      ['facts', { ipv4: '10.0.0.9', internal_address: '10.0.0.9' }, 2],
       [
         'identity',
         {
@@ -121,8 +123,36 @@ describe('planHosts', () => {
         },
         1,
       ],
-      ['facts', { ipv4: '10.0.0.9', internal_address: '10.0.0.9' }, 1],
     ]);
+  });
+
+  it("a new host's first facts are a pending change with nothing confirmed before (issue 33)", () => {
+    const plan = planHosts(new Map(), [obs({ agent_instance_id: 'a', fqdn: 'web-01.corp', ipv4: '10.0.0.5' })]);
+    expect(plan.verdicts.map((v) => v.kind)).toEqual(['bind']);
+    expect(plan.changes).toEqual([
+      expect.objectContaining({
+        kind: 'facts',
+        proposed: {
+          os_family: 'linux',
+          product: 'ssh-monitor',
+          fqdn: 'web-01.corp',
+          ipv4: '10.0.0.5',
+          internal_address: '10.0.0.5',
+        },
+        current: {
+          agent_instance_id: 'a',
+          key_id: 1,
+          os_family: null,
+          product: null,
+          fqdn: null,
+          ipv4: null,
+          internal_address: null,
+        },
+        seen_count: 1,
+      }),
+    ]);
+    // Its row shows what the event said; whether credentials may go there is the row's confirmed_at, not these.
+    expect(plan.hosts[0]).toMatchObject({ fqdn: 'web-01.corp', ipv4: '10.0.0.5' });
   });
 
   it('counts an event toward a stored pending change only when it is newer', () => {

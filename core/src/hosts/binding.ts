@@ -3,7 +3,8 @@
 // AGENT_KEY_HEADER). What remote actions rely on (os_family, product, fqdn, ipv4 and internal_address:
 // the confirmed facts) then changes only when an admin accepts a pending change (changes.ts):
 //
-// - a new host is bound at its first event, whose facts are confirmed;
+// - a new host is bound at its first event, whose facts are shown but wait, as a pending `facts` change,
+//   for an admin: until one accepts them the host is unconfirmed and no credential goes to it (issue 33);
 // - a host bound before this existed (agent_instance_id or bound_key_id null) gets the missing part
 //   from the first event that carries it (no conflict);
 // - an event from another instance than the bound one, or under another key than the bound one (both
@@ -176,6 +177,38 @@ function pend(s: HostState, o: HostObservation, kind: 'facts' | 'identity', prop
   });
 }
 
+/**
+ * A new host's addresses wait for an admin like any other facts change (issue 33): the host row shows what
+ * the event said, but until the change is accepted the host is unconfirmed and the actions worker sends
+ * it no credential. Otherwise an invented hostname, posted with the fleet key, would choose where the
+ * Windows administrator's password goes. `current` is empty: nothing was confirmed before.
+ */
+function proposeNewHost(s: HostState, o: HostObservation): void {
+  const proposed: Record<string, string | number> = { os_family: o.os_family, product: o.product };
+  if (o.fqdn !== null) proposed.fqdn = o.fqdn;
+  if (o.ipv4 !== null) proposed.ipv4 = proposed.internal_address = o.ipv4;
+  s.changes.set('facts', {
+    hostname: o.hostname,
+    kind: 'facts',
+    proposed,
+    current: {
+      agent_instance_id: s.instance,
+      key_id: s.key,
+      os_family: null,
+      product: null,
+      fqdn: null,
+      ipv4: null,
+      internal_address: null,
+    },
+    agent_instance_id: s.instance,
+    key_id: o.key_id,
+    event_id: o.event_id,
+    first_seen: o.received_at,
+    last_seen: o.received_at,
+    seen_count: 1,
+  });
+}
+
 /** Refreshes liveness and last_seen (every event), and the descriptive fields (events of the bound agent). */
 function refreshFrom(r: HostRefresh, o: HostObservation, descriptive: boolean): void {
   if (o.received_at > r.last_seen) r.last_seen = o.received_at;
@@ -206,7 +239,7 @@ export function planHosts(known: ReadonlyMap<string, ConfirmedHost>, observation
     if (!s) {
       const k = known.get(o.hostname);
       if (!k) {
-        // A new host: bound by its first event, whose facts are confirmed.
+        // A new host: bound by its first event; its facts are shown, and confirmed only when an admin accepts them.
         const bound = instance !== null || o.key_id !== null;
         s = {
           stored: {},
@@ -236,6 +269,7 @@ export function planHosts(known: ReadonlyMap<string, ConfirmedHost>, observation
           changes: new Map(),
         };
         states.set(o.hostname, s);
+        proposeNewHost(s, o);
         verdicts.push({ kind: 'bind' });
         continue;
       }

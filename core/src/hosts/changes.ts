@@ -177,6 +177,8 @@ interface HostApply {
   has_key: boolean;
   key_id: number | null;
   bind: boolean;
+  /** An admin accepted the host's addresses (facts or identity): the host is confirmed (issue 33). */
+  confirm: boolean;
   cert_sha256: string | null;
 }
 
@@ -205,6 +207,7 @@ function hostApplies(changes: readonly LockedChange[]): HostApply[] {
       has_key: false,
       key_id: null,
       bind: false,
+      confirm: false,
       cert_sha256: null,
     };
     byHost.set(c.host_id, a);
@@ -213,6 +216,7 @@ function hostApplies(changes: readonly LockedChange[]): HostApply[] {
       a.cert_sha256 = text(p.cert_sha256)?.toLowerCase() ?? a.cert_sha256;
       continue;
     }
+    a.confirm = true;
     // os_family and product are NOT NULL: only a text value replaces them.
     a.os_family = text(p.os_family) ?? a.os_family;
     a.product = text(p.product) ?? a.product;
@@ -237,7 +241,7 @@ function hostApplies(changes: readonly LockedChange[]): HostApply[] {
   return [...byHost.values()];
 }
 
-async function applyToHosts(c: PoolClient, applies: readonly HostApply[], now: Date): Promise<void> {
+async function applyToHosts(c: PoolClient, applies: readonly HostApply[], now: Date, by: string): Promise<void> {
   if (applies.length === 0) return;
   await c.query(
     `UPDATE hosts h SET
@@ -259,12 +263,15 @@ async function applyToHosts(c: PoolClient, applies: readonly HostApply[], now: D
        agent_instance_id = CASE WHEN u.has_instance THEN u.agent_instance_id ELSE h.agent_instance_id END,
        bound_key_id = CASE WHEN u.has_key THEN u.key_id ELSE h.bound_key_id END,
        bound_at = CASE WHEN u.bind THEN $2::timestamptz ELSE h.bound_at END,
-       winrm_cert_sha256 = COALESCE(u.cert_sha256, h.winrm_cert_sha256)
+       winrm_cert_sha256 = COALESCE(u.cert_sha256, h.winrm_cert_sha256),
+       -- The first admin to accept a host's addresses confirms it; later acceptances keep that record.
+       confirmed_by = CASE WHEN u.confirm AND h.confirmed_at IS NULL THEN $3 ELSE h.confirmed_by END,
+       confirmed_at = CASE WHEN u.confirm AND h.confirmed_at IS NULL THEN $2::timestamptz ELSE h.confirmed_at END
      FROM json_to_recordset($1::json) AS u(host_id bigint, os_family text, product text, has_fqdn boolean, fqdn text,
        has_ipv4 boolean, ipv4 text, has_internal_address boolean, internal_address text, has_instance boolean,
-       agent_instance_id text, has_key boolean, key_id bigint, bind boolean, cert_sha256 text)
+       agent_instance_id text, has_key boolean, key_id bigint, bind boolean, confirm boolean, cert_sha256 text)
      WHERE h.id = u.host_id`,
-    [JSON.stringify(applies), now],
+    [JSON.stringify(applies), now, by],
   );
 }
 
@@ -355,7 +362,7 @@ export async function decideHostChanges(
       };
     });
 
-    if (decision === 'accept') await applyToHosts(c, hostApplies(decided), now);
+    if (decision === 'accept') await applyToHosts(c, hostApplies(decided), now, by.username);
     if (decided.length > 0) {
       await c.query(`UPDATE host_changes SET status = $2, decided_by = $3, decided_at = $4 WHERE id = ANY($1::bigint[])`, [
         decided.map((d) => d.id),

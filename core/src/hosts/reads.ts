@@ -43,7 +43,7 @@ const VIEW_SELECT = `SELECT h.id, h.hostname, h.display_name, ${hostStatusSql('$
     (SELECT count(*)::int FROM problems p WHERE p.host = h.hostname AND p.status IN ('open', 'acknowledged')
         AND NOT (p.type = ANY($2::text[]))) AS live_problems,
     h.bound_key_id, (SELECT k.name FROM api_keys k WHERE k.id = h.bound_key_id) AS bound_key_name, h.bound_at,
-    h.winrm_cert_sha256,
+    h.winrm_cert_sha256, h.confirmed_at, h.confirmed_by,
     (SELECT count(*)::int FROM host_changes c WHERE c.host_id = h.id AND c.status = 'pending') AS pending_changes,
     ARRAY(SELECT c.kind FROM host_changes c WHERE c.host_id = h.id AND c.status = 'pending' ORDER BY c.kind) AS pending_change_kinds
   FROM hosts h`;

@@ -7,6 +7,7 @@ import type { Pool, PoolClient } from '@watchpost/runtime';
 import type { HostStatus } from '@watchpost/schemas';
 import { hostLastAliveSql, hostStaleSecondsSql, type StaleRule } from './status.ts';
 import type { BeatState } from './heartbeats.ts';
+import { pgSafeJson } from '../pg-safe.ts';
 
 type Db = Pool | PoolClient;
 
@@ -52,8 +53,11 @@ export interface HostRow {
   inventory_hardware: unknown;
   inventory_software: unknown;
   inventory_at: Date | null;
-  /** SHA-256 (hex) of the WinRM HTTPS certificate pinned at the first admin-approved connection. */
+  /** SHA-256 (hex) of the WinRM HTTPS certificate an admin accepted (a winrm_certificate change). */
   winrm_cert_sha256: string | null;
+  /** When an admin confirmed the host's addresses (accepted its facts); null: no credential goes to it. */
+  confirmed_at: Date | null;
+  confirmed_by: string | null;
 }
 
 const COLUMNS = [
@@ -88,6 +92,8 @@ const COLUMNS = [
   'inventory_software',
   'inventory_at',
   'winrm_cert_sha256',
+  'confirmed_at',
+  'confirmed_by',
 ] as const satisfies readonly (keyof HostRow)[];
 
 export type HostColumn = (typeof COLUMNS)[number];
@@ -424,10 +430,22 @@ export async function findHostBinding(db: Db, hostname: string): Promise<HostBin
   return r.rows[0] ?? null;
 }
 
+/**
+ * Whether an admin confirmed the host's addresses (issue 33): the actions worker sends credentials only to
+ * a confirmed host. False for no such host.
+ */
+export async function isHostConfirmed(db: Db, hostId: number): Promise<boolean> {
+  const r = await db.query<{ confirmed: boolean }>('SELECT confirmed_at IS NOT NULL AS confirmed FROM hosts WHERE id = $1', [
+    hostId,
+  ]);
+  return r.rows[0]?.confirmed ?? false;
+}
+
 // --- WinRM certificate pinning (issue 21, remote actions) -----------------------------------------
-// The SHA-256 of a host's WinRM HTTPS certificate, pinned at the first admin-approved connection. A
-// certificate that differs (or one not yet approved) leaves a pending `winrm_certificate` change
-// that an admin accepts (accepting applies proposed.cert_sha256).
+// The SHA-256 of a host's WinRM HTTPS certificate, pinned only when an admin accepts it (issue 33: never
+// as a side effect of an action). A certificate that differs, or the first one, leaves a pending
+// `winrm_certificate` change showing its fingerprint, subject, issuer and validity; accepting applies
+// proposed.cert_sha256.
 
 /** The pinned WinRM certificate (hex SHA-256) of a host, null when none is pinned yet (or no such host). */
 export async function pinnedWinrmCertificate(db: Db, hostId: number): Promise<string | null> {
@@ -453,15 +471,36 @@ export async function pinWinrmCertificate(db: Db, hostId: number, sha256: string
   return true;
 }
 
+/** What an admin checks before accepting a certificate, besides its fingerprint (from the TLS handshake). */
+export interface CertificateFacts {
+  subject: string;
+  issuer: string;
+  valid_from: string;
+  valid_to: string;
+}
+
 /** Records (or refreshes) the pending `winrm_certificate` change of a host: the certificate it presented. */
-export async function proposeWinrmCertificate(db: Db, hostId: number, sha256: string, pinned: string | null): Promise<void> {
+export async function proposeWinrmCertificate(
+  db: Db,
+  hostId: number,
+  sha256: string,
+  pinned: string | null,
+  facts?: CertificateFacts,
+): Promise<void> {
+  const proposed: Record<string, string> = { cert_sha256: sha256 };
+  if (facts) {
+    proposed.cert_subject = facts.subject.slice(0, 1024);
+    proposed.cert_issuer = facts.issuer.slice(0, 1024);
+    proposed.cert_valid_from = facts.valid_from.slice(0, 64);
+    proposed.cert_valid_to = facts.valid_to.slice(0, 64);
+  }
   await db.query(
     `INSERT INTO host_changes (host_id, kind, proposed, current)
-     VALUES ($1, 'winrm_certificate', jsonb_build_object('cert_sha256', $2::text), jsonb_build_object('cert_sha256', $3::text))
+     VALUES ($1, 'winrm_certificate', $2::jsonb, jsonb_build_object('cert_sha256', $3::text))
      ON CONFLICT (host_id, kind) WHERE status = 'pending' DO UPDATE
        SET proposed = EXCLUDED.proposed, current = EXCLUDED.current, last_seen = now(),
            seen_count = host_changes.seen_count + 1`,
-    [hostId, sha256, pinned],
+    [hostId, JSON.stringify(pgSafeJson(proposed)), pinned],
   );
 }
 

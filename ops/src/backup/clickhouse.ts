@@ -1,8 +1,7 @@
 // ClickHouse tables out and in over the HTTP interface (runtime's client): TabSeparated round-trips every
 // type the migrations use (escaped newlines keep one row per line, so rows are counted while streaming).
 // 18.16 has no BACKUP statement.
-import { createReadStream, createWriteStream } from 'node:fs';
-import { Transform, type Readable } from 'node:stream';
+import { Readable, Transform, pipeline as pipelineCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { ident, queryRows, sql, type ClickHouseClient } from '@watchpost/runtime';
@@ -70,11 +69,12 @@ function lineCounter(): Transform & { lines: number } {
   return t;
 }
 
+/** Streams a table out, gzipped, into `write` (the backup file, encrypted when the backup is). */
 export async function exportTable(
   ch: ClickHouseClient,
   database: string,
   table: { name: string; engine: string },
-  file: string,
+  write: (data: Readable) => Promise<void>,
 ): Promise<Omit<ClickhouseTableEntry, 'file'>> {
   const columns = await columnsOf(ch, database, table.name);
   const final = MERGING.test(table.engine);
@@ -82,23 +82,36 @@ export async function exportTable(
   const query = `SELECT ${list} FROM ${ident(database).text}.${ident(table.name).text}${final ? ' FINAL' : ''} FORMAT TabSeparated`;
   const { stream } = await ch.exec({ query });
   const counter = lineCounter();
-  await pipeline(stream as Readable, counter, createGzip(), createWriteStream(file, { mode: 0o600 }));
+  await pipeline(stream as Readable, counter, createGzip(), (gz: AsyncIterable<Buffer>) =>
+    write(Readable.from(gz, { objectMode: false })),
+  );
   return { engine: table.engine, columns, rows: counter.lines, final };
 }
 
+/** Loads a table from `data` (the file's gzipped plaintext, decrypted as it is read). */
 export async function importTable(
   ch: ClickHouseClient,
   database: string,
   name: string,
   entry: ClickhouseTableEntry,
-  file: string,
+  data: Readable,
 ) {
   const list = entry.columns.map((c) => ident(c.name).text).join(', ');
   const query = `INSERT INTO ${ident(database).text}.${ident(name).text} (${list}) FORMAT TabSeparated`;
-  const body = createReadStream(file).pipe(createGunzip());
-  const { stream } = await ch.exec({ query, values: body });
-  // The response body must be read for the insert to complete.
-  for await (const _ of stream as Readable) void _;
+  // An error while reading (a file cut short or altered fails its last chunk) destroys the body, so the
+  // insert fails instead of waiting for more; that error is the one reported.
+  let failed: Error | undefined;
+  const body = pipelineCallback(data, createGunzip(), (err) => {
+    if (err) failed = err;
+  });
+  try {
+    const { stream } = await ch.exec({ query, values: body });
+    // The response body must be read for the insert to complete.
+    for await (const _ of stream as Readable) void _;
+  } catch (err) {
+    throw failed ?? err;
+  }
+  if (failed) throw failed;
 }
 
 export async function countRows(ch: ClickHouseClient, database: string, table: string): Promise<number> {

@@ -2,6 +2,7 @@
 // newest first, as ops/src/stack/cli.ts finds `postgres`), else the ones on PATH (postgresql-client).
 // Always spawned with an argument array; the password travels in PGPASSWORD, never on the command line.
 import { spawn } from 'node:child_process';
+import type { Readable } from 'node:stream';
 import { existsSync, readdirSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 
@@ -40,12 +41,16 @@ export function splitPassword(url: string): { url: string; password: string | un
   return { url: u.toString(), password };
 }
 
+function toolEnv(password: string | undefined): NodeJS.ProcessEnv {
+  const env = { ...process.env };
+  if (password !== undefined) env.PGPASSWORD = password;
+  return env;
+}
+
 /** Runs a tool to completion; rejects with its stderr on a non-zero exit. */
 export function runPgTool(bin: string, args: string[], password?: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const env = { ...process.env };
-    if (password !== undefined) env.PGPASSWORD = password;
-    const child = spawn(bin, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(bin, args, { env: toolEnv(password), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
@@ -56,4 +61,33 @@ export function runPgTool(bin: string, args: string[], password?: string): Promi
       else reject(new Error(`${bin} exited with ${code}: ${err.trim() || out.trim()}`));
     });
   });
+}
+
+/**
+ * Runs a tool whose standard output is data (pg_dump's archive, so it is encrypted on its way to disk
+ * and never lies there in clear), handed to `sink`; rejects with its stderr on a non-zero exit.
+ */
+export async function runPgToolStreaming(
+  bin: string,
+  args: string[],
+  password: string | undefined,
+  sink: (stdout: Readable) => Promise<void>,
+): Promise<void> {
+  const child = spawn(bin, args, { env: toolEnv(password), stdio: ['ignore', 'pipe', 'pipe'] });
+  let err = '';
+  child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+  const exited = new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  exited.catch(() => {}); // awaited below; a spawn error must not count as unhandled meanwhile
+  try {
+    await sink(child.stdout);
+  } catch (e) {
+    child.kill();
+    await exited.catch(() => {});
+    throw e;
+  }
+  const code = await exited;
+  if (code !== 0) throw new Error(`${bin} exited with ${code}: ${err.trim()}`);
 }

@@ -2,8 +2,8 @@
 // non-zero exit, a timeout). Its message is shown to the caller (HTTP 400, spec: Errors) and recorded,
 // so it says what happened without secrets. Anything else is a bug: recorded as an internal error.
 export class RemoteError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'RemoteError';
   }
 }

@@ -72,6 +72,7 @@ beforeAll(async () => {
     product: 'rdp-login-monitor',
     version: '3.0.0',
     address: '127.0.0.1',
+    winrmCertSha256: win.certSha256, // accepted by an admin (issue 33)
   });
 }, 60_000);
 

@@ -172,7 +172,7 @@ function likeWindows(opts: { report: boolean; install: boolean }) {
 }
 
 beforeAll(async () => {
-  // HTTPS: the admin's first update pins the double's certificate (issue 21).
+  // HTTPS: the double's certificate is the one an admin accepted for the host (issues 21, 33).
   win = await startWsmanDouble({ username: 'Administrator', password: 'secret-1', tls: true });
   repo = createRdpAgentRepo('2.1.7-SAC');
   port = await freePort();
@@ -199,6 +199,7 @@ beforeAll(async () => {
     version: '2.1.7-SAC',
     address: '127.0.0.1',
     agentInstanceId: 'agent-win-upd',
+    winrmCertSha256: win.certSha256, // accepted by an admin (issue 33)
   });
   win.onPowerShell = likeWindows({ report: true, install: true });
 });

@@ -1,12 +1,15 @@
-// WinRM over HTTPS sends credentials only to the host's pinned certificate (issue 21): API route ->
-// actions worker -> the WS-Management double over TLS (self-signed, so the CA check is off and the pin
-// is the only check). The first connection an admin started pins the certificate's SHA-256; a
-// monitor's first action is refused; a host presenting another certificate is refused after the TLS
-// handshake and before any request (no Authorization header reaches it), leaving a pending
-// winrm_certificate change that an admin accepts in the host-changes API; then the action works.
+// WinRM over HTTPS sends credentials only to a certificate an admin accepted or the operator's CA issued
+// (issues 21 and 33): API route -> actions worker -> the WS-Management double over TLS (self-signed, so
+// the public CA check is off). No action pins a certificate: the first one, like any other, is refused
+// after the TLS handshake and before any request (no Authorization header reaches it), leaving a pending
+// winrm_certificate change with its fingerprint, subject, issuer and validity that an admin accepts in
+// the host-changes API; then the action works. A host no admin confirmed gets no connection at all.
 // Over plain HTTP Basic is never sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
 import { insertHost, startActionsWorker, startWsmanDouble, wsmanDoubleEnv, type WsmanDouble } from '@watchpost/testkit/actions';
 
@@ -72,33 +75,48 @@ afterAll(async () => {
 });
 
 describe('WinRM certificate pinning', () => {
-  it("a monitor's first action is refused after the handshake, before any request; the certificate awaits an admin", async () => {
-    const r = await call('POST', `/hosts/${ids.monitorFirst}/actions/winrm-test`, monitor);
-    expect(r.status).toBe(400);
-    expect(r.body.error).toMatchObject({
-      code: 'ACTION_FAILED',
-      message: expect.stringMatching(
-        new RegExp(
-          `^WinRM on win-pin-m: the host's certificate \\(SHA-256 ${win.certSha256}\\) is not yet approved by an admin, so no credentials were sent`,
+  it("an action, an admin's included, is refused after the handshake and before any request; the certificate awaits acceptance", async () => {
+    expect((await call('POST', `/hosts/${ids.monitorFirst}/actions/winrm-test`, monitor)).status).toBe(403); // admin only
+    for (const id of [ids.monitorFirst, ids.adminFirst]) {
+      const r = await call('POST', `/hosts/${id}/actions/winrm-test`);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({
+        code: 'ACTION_FAILED',
+        message: expect.stringMatching(
+          new RegExp(
+            `^WinRM on win-pin-[am]: the host's certificate \\(SHA-256 ${win.certSha256}, subject CN=127\\.0\\.0\\.1, issuer CN=127\\.0\\.0\\.1\\) is not yet accepted by an admin, so no credentials were sent`,
+          ),
         ),
-      ),
-    });
+      });
+      expect(await pinned(id)).toBeNull(); // never pinned as a side effect of an action (issue 33)
+      // What the admin compares before accepting: the fingerprint, subject, issuer and validity.
+      expect(await pendingCertChanges(id)).toEqual([
+        expect.objectContaining({
+          status: 'pending',
+          proposed: {
+            cert_sha256: win.certSha256,
+            cert_subject: 'CN=127.0.0.1',
+            cert_issuer: 'CN=127.0.0.1',
+            cert_valid_from: expect.stringMatching(/GMT$/),
+            cert_valid_to: expect.stringMatching(/GMT$/),
+          },
+          current: { cert_sha256: null },
+        }),
+      ]);
+    }
     expect(win.connections).toBeGreaterThan(0); // the TLS handshake happened
     expect(win.seen).toEqual([]); // no request, so no Authorization header
-    expect(await pinned(ids.monitorFirst)).toBeNull();
-    expect(await pendingCertChanges(ids.monitorFirst)).toEqual([
-      expect.objectContaining({ status: 'pending', proposed: { cert_sha256: win.certSha256 }, current: { cert_sha256: null } }),
-    ]);
   });
 
-  it("an admin's first action pins the certificate; later actions (a monitor's too) pass the pin", async () => {
+  it('accepted by an admin in the host-changes API, the certificate is pinned and the action works', async () => {
+    const [change] = await pendingCertChanges(ids.adminFirst);
+    expect((await call('POST', `/host-changes/${change!.id}/accept`, monitor)).status).toBe(403);
+    expect((await call('POST', `/host-changes/${change!.id}/accept`)).status).toBe(200);
     const r = await call('POST', `/hosts/${ids.adminFirst}/actions/winrm-test`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.result).toEqual({ ok: true, endpoint: win.url, remote_hostname: 'WIN-SRV01' });
     expect(await pinned(ids.adminFirst)).toBe(win.certSha256);
     expect(win.seen.every((q) => q.authorization?.startsWith('Basic '))).toBe(true);
-    const byMonitor = await call('POST', `/hosts/${ids.adminFirst}/actions/winrm-test`, monitor);
-    expect(byMonitor.status, JSON.stringify(byMonitor.body)).toBe(200);
     expect(await pendingCertChanges(ids.adminFirst)).toEqual([]);
   });
 
@@ -107,11 +125,11 @@ describe('WinRM certificate pinning', () => {
     const next = await win.rotateCertificate();
     win.seen.length = 0;
     const connectionsBefore = win.connections;
-    for (const token of [admin, monitor]) {
-      const r = await call('POST', `/hosts/${ids.adminFirst}/actions/winrm-test`, token);
+    for (let i = 0; i < 2; i++) {
+      const r = await call('POST', `/hosts/${ids.adminFirst}/actions/winrm-test`);
       expect(r.status).toBe(400);
       expect(r.body.error.message).toBe(
-        `WinRM on win-pin-a: the host presented a certificate (SHA-256 ${next}) other than the pinned one (${old}), so no credentials were sent; if the host really has a new certificate, an admin accepts the pending certificate change of the host`,
+        `WinRM on win-pin-a: the host presented a certificate (SHA-256 ${next}) other than the accepted one (${old}), so no credentials were sent; if the host really has a new certificate, an admin accepts the host's pending certificate change (Hosts → Pending changes)`,
       );
     }
     expect(win.connections).toBeGreaterThan(connectionsBefore);
@@ -119,7 +137,11 @@ describe('WinRM certificate pinning', () => {
     expect(await pinned(ids.adminFirst)).toBe(old); // an admin's action does not re-pin a changed certificate
     const changes = await pendingCertChanges(ids.adminFirst);
     expect(changes).toEqual([
-      expect.objectContaining({ status: 'pending', proposed: { cert_sha256: next }, current: { cert_sha256: old } }),
+      expect.objectContaining({
+        status: 'pending',
+        proposed: expect.objectContaining({ cert_sha256: next }),
+        current: { cert_sha256: old },
+      }),
     ]);
   });
 
@@ -129,9 +151,58 @@ describe('WinRM certificate pinning', () => {
     const acc = await call('POST', `/host-changes/${change!.id}/accept`);
     expect(acc.status, JSON.stringify(acc.body)).toBe(200);
     expect(await pinned(ids.adminFirst)).toBe(win.certSha256);
-    const r = await call('POST', `/hosts/${ids.adminFirst}/actions/winrm-test`, monitor);
+    const r = await call('POST', `/hosts/${ids.adminFirst}/actions/winrm-test`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(win.seen.at(-1)?.authorization).toMatch(/^Basic /);
+  });
+
+  it('a host no admin has confirmed gets no connection at all, whatever its certificate', async () => {
+    const unconfirmed = await insertHost(h.stores.pg, {
+      hostname: 'win-new',
+      product: 'rdp-login-monitor',
+      version: '3.0.0',
+      address: '127.0.0.1',
+      confirmed: false,
+    });
+    await h.stores.pg.query('UPDATE hosts SET winrm_cert_sha256 = $2 WHERE id = $1', [unconfirmed, win.certSha256]);
+    const before = win.connections;
+    const r = await call('POST', `/hosts/${unconfirmed}/actions/winrm-test`);
+    expect(r.status).toBe(400);
+    expect(r.body.error.message).toBe(
+      'host win-new is not confirmed: an admin has not yet accepted its addresses (Hosts → Pending changes), so no credentials were sent to it',
+    );
+    expect(win.connections).toBe(before);
+  });
+
+  it("with the operator's CA (SERVICE_WINRM_CA_FILE), a certificate it issued for the host passes without a pin", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'watchpost-winrm-ca-'));
+    writeFileSync(join(dir, 'ca.pem'), win.certPem!);
+    const onCa = await insertHost(h.stores.pg, {
+      hostname: 'win-ca',
+      product: 'rdp-login-monitor',
+      version: '3.0.0',
+      address: '127.0.0.1',
+    });
+    await worker.close();
+    const actions = { ...h.config.actions, winrm: { ...h.config.actions.winrm, caFile: join(dir, 'ca.pem') } };
+    worker = await startActionsWorker({ ...h.config, actions });
+    try {
+      const r = await call('POST', `/hosts/${onCa}/actions/winrm-test`);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(await pinned(onCa)).toBeNull();
+      expect(await pendingCertChanges(onCa)).toEqual([]);
+      // A certificate the CA did not issue falls back to the pin: refused, and left for an admin.
+      const other = await win.rotateCertificate();
+      const refused = await call('POST', `/hosts/${onCa}/actions/winrm-test`);
+      expect(refused.status).toBe(400);
+      expect(await pendingCertChanges(onCa)).toEqual([
+        expect.objectContaining({ proposed: expect.objectContaining({ cert_sha256: other }) }),
+      ]);
+    } finally {
+      await worker.close();
+      worker = await startActionsWorker(h.config);
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('over plain HTTP Basic is never sent, allowed or not', async () => {

@@ -89,8 +89,9 @@ afterAll(async () => {
 });
 
 describe('WinRM settings and connection test', () => {
-  it('without a password the test answers 400 with the reason', async () => {
-    const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor);
+  it('without a password the test answers 400 with the reason; a monitor may not run it (it sends the credentials)', async () => {
+    expect((await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor)).status).toBe(403);
+    const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, admin);
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'ACTION_FAILED', message: expect.stringMatching(/WinRM is not configured/) });
   });
@@ -120,9 +121,9 @@ describe('WinRM settings and connection test', () => {
 
   it('runs hostname through Create, Command, Receive (until Done), Signal and Delete', async () => {
     win.requests.length = 0;
-    const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor);
+    const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, admin);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body).toMatchObject({ kind: 'winrm.test', status: 'succeeded', actor: 'max', hostname: 'win-01' });
+    expect(r.body).toMatchObject({ kind: 'winrm.test', status: 'succeeded', actor: 'ada', hostname: 'win-01' });
     expect(r.body.result).toEqual({ ok: true, endpoint: win.url, remote_hostname: 'WIN-SRV01' });
     expect(win.requests.map((q) => q.action)).toEqual([
       ACTIONS.create,
@@ -136,7 +137,7 @@ describe('WinRM settings and connection test', () => {
     const audit = await h.stores.pg.query(
       "SELECT actor, target, details FROM audit_log WHERE action = 'action.winrm.test' AND details->>'status' = 'succeeded'",
     );
-    expect(audit.rows[0]).toMatchObject({ actor: 'max', target: 'win-01' });
+    expect(audit.rows[0]).toMatchObject({ actor: 'ada', target: 'win-01' });
   });
 
   it('Basic over plain HTTP is refused before any request, even with unencrypted WinRM allowed', async () => {
@@ -145,20 +146,20 @@ describe('WinRM settings and connection test', () => {
       const put = await call('PUT', '/settings/winrm', admin, { transport: 'http', allow_unencrypted: allow });
       expect(put.body).toMatchObject({ transport: 'http', allow_unencrypted: allow });
       win.seen.length = 0;
-      const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor);
+      const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, admin);
       expect(r.status).toBe(400);
       expect(r.body.error.message).toMatch(/WinRM Basic authentication over HTTP would send the administrator password/);
       expect(win.seen).toEqual([]);
     }
     await call('PUT', '/settings/winrm', admin, { transport: 'https', allow_unencrypted: false });
-    expect((await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor)).status).toBe(200);
+    expect((await call('POST', `/hosts/${hostId}/actions/winrm-test`, admin)).status).toBe(200);
   });
 
   it('HTTPS against an HTTP listener is a 400 that says so', async () => {
     const plain = await startWsmanDouble({ username: USER, password: PASSWORD });
     await call('PUT', '/settings/winrm', admin, { transport: 'https', port: plain.port });
     try {
-      const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, monitor);
+      const r = await call('POST', `/hosts/${hostId}/actions/winrm-test`, admin);
       expect(r.status).toBe(400);
       expect(r.body.error.message).toMatch(/the host does not speak TLS on this port/);
       expect(plain.seen).toEqual([]);

@@ -20,7 +20,7 @@
 // written.
 import { Agent as HttpAgent, request as httpRequest, type ClientRequestArgs } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { checkServerIdentity, connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { isIP } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { createHash, randomUUID } from 'node:crypto';
@@ -65,7 +65,29 @@ export interface WinrmTarget {
    * handshake and before any request; throws (a RemoteError) to refuse the peer. Every later connection
    * of the client must present the same certificate. Without it HTTPS needs `verifyTls`.
    */
-  verifyPeer?: (certSha256: string) => Promise<void>;
+  verifyPeer?: (certSha256: string, peer: PeerCertificate) => Promise<void>;
+  /**
+   * The operator's CA (PEM, SERVICE_WINRM_CA_FILE): the only roots the certificate check uses (never
+   * the public ones); `PeerCertificate.caTrusted` says whether it issued the host's certificate for its name.
+   */
+  ca?: Buffer;
+}
+
+/** What the TLS handshake showed of the host's certificate, for the pin decision and an admin's review. */
+export interface PeerCertificate {
+  subject: string;
+  issuer: string;
+  valid_from: string;
+  valid_to: string;
+  /** Issued by the operator's CA (`ca`) for the host's name, and in its validity period. */
+  caTrusted: boolean;
+}
+
+/** A distinguished name as one line (CN=…, O=…), in the order Node gives its parts. */
+function dnText(dn: Record<string, string | string[]> | undefined): string {
+  return Object.entries(dn ?? {})
+    .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : v}`)
+    .join(', ');
 }
 
 /** An HTTPS agent whose connections are opened (and verified) by `open` before any request is written. */
@@ -344,6 +366,7 @@ export class WinrmClient {
         // SNI and the certificate's name check use the host's name, not the address dialled.
         ...(isIP(name) ? {} : { servername: name }),
         rejectUnauthorized: this.t.verifyTls,
+        ...(this.t.ca ? { ca: this.t.ca } : {}),
       });
       const fail = (err: unknown) => {
         this.signal.removeEventListener('abort', onAbort);
@@ -357,12 +380,21 @@ export class WinrmClient {
         socket.removeListener('error', fail);
         // Until the agent installs its own listeners, an error only ends this attempt.
         socket.on('error', () => {});
-        const der = socket.getPeerCertificate().raw as Buffer | undefined;
+        const cert = socket.getPeerCertificate();
+        const der = cert.raw as Buffer | undefined;
         if (!der) return fail(new RemoteError(`WinRM at ${this.url}: the host presented no certificate`));
         const sha256 = certificateSha256(der);
+        const peer: PeerCertificate = {
+          subject: dnText(cert.subject as unknown as Record<string, string>),
+          issuer: dnText(cert.issuer as unknown as Record<string, string>),
+          valid_from: cert.valid_from,
+          valid_to: cert.valid_to,
+          // `authorized` is the chain check against `ca` alone; the name is checked as verifyTls would.
+          caTrusted: Boolean(this.t.ca) && socket.authorized && checkServerIdentity(name, cert) === undefined,
+        };
         const approved = async () => {
           if (this.peerSha256 === undefined) {
-            if (this.t.verifyPeer) await this.t.verifyPeer(sha256);
+            if (this.t.verifyPeer) await this.t.verifyPeer(sha256, peer);
             this.peerSha256 = sha256;
           } else if (sha256 !== this.peerSha256)
             throw new RemoteError(

@@ -19,19 +19,28 @@ const settings: CorrelateSettings = { problemCorrelationWindowMinutes: 60, probl
 async function hostOf(s: TestStores, hostname: string) {
   const r = await s.pg.query(
     `SELECT agent_instance_id, bound_key_id, bound_at, os_family, product, fqdn, ipv4, internal_address, last_seen,
-            last_heartbeat FROM hosts WHERE hostname = $1`,
+            last_heartbeat, confirmed_at, confirmed_by FROM hosts WHERE hostname = $1`,
     [hostname],
   );
   return r.rows[0] as Record<string, unknown> | undefined;
 }
 
-async function changesOf(s: TestStores, hostname: string) {
+async function changesOf(s: TestStores, hostname: string, status?: string) {
   const r = await s.pg.query(
     `SELECT c.kind, c.proposed, c.current, c.agent_instance_id, c.key_id, c.seen_count, c.status
-       FROM host_changes c JOIN hosts h ON h.id = c.host_id WHERE h.hostname = $1 ORDER BY c.kind`,
-    [hostname],
+       FROM host_changes c JOIN hosts h ON h.id = c.host_id WHERE h.hostname = $1 AND ($2::text IS NULL OR c.status = $2)
+      ORDER BY c.kind`,
+    [hostname, status ?? null],
   );
   return r.rows as Record<string, unknown>[];
+}
+
+async function changeIds(s: TestStores, hostname: string) {
+  const r = await s.pg.query<{ id: string }>(
+    `SELECT c.id FROM host_changes c JOIN hosts h ON h.id = c.host_id WHERE h.hostname = $1 AND c.status = 'pending'`,
+    [hostname],
+  );
+  return r.rows.map((x) => Number(x.id));
 }
 
 async function identityProblems(s: TestStores, hostname: string) {
@@ -107,7 +116,7 @@ describe('agent identity through ingest, Kafka and the correlate role', () => {
     const fleet = await createApiKey(stores.pg, 'fleet');
     const other = await createApiKey(stores.pg, 'other');
 
-    // The first event binds the host to its agent instance and key; its facts are confirmed.
+    // The first event binds the host to its agent instance and key; its facts wait for an admin (issue 33).
     await post(fleet.key, heartbeat('id-web', 'agent-a'));
     const bound = await hostOf(stores, 'id-web');
     expect(bound).toMatchObject({
@@ -120,7 +129,24 @@ describe('agent identity through ingest, Kafka and the correlate role', () => {
       internal_address: '10.0.0.5',
     });
     expect(bound!.bound_at).toEqual(bound!.last_seen);
-    expect(await changesOf(stores, 'id-web')).toEqual([]);
+    expect(bound!.confirmed_at).toBeNull();
+    const [first] = await changesOf(stores, 'id-web');
+    expect(first).toMatchObject({
+      kind: 'facts',
+      proposed: {
+        os_family: 'linux',
+        product: 'ssh-monitor',
+        fqdn: 'id-web.example.org',
+        ipv4: '10.0.0.5',
+        internal_address: '10.0.0.5',
+      },
+      current: { agent_instance_id: 'agent-a', key_id: fleet.id, os_family: null, ipv4: null },
+      status: 'pending',
+    });
+    // An admin accepts them: the host is confirmed, by that admin.
+    await decideHostChanges(stores.pg, { ids: await changeIds(stores, 'id-web') }, 'accept', { username: 'ada', address: null });
+    expect(await hostOf(stores, 'id-web')).toMatchObject({ confirmed_by: 'ada', confirmed_at: expect.any(Date) });
+    expect(await changesOf(stores, 'id-web', 'pending')).toEqual([]);
 
     // Another agent instance speaks for the host: facts and binding stay, one pending identity change,
     // one high problem that leaves through the outbox; the host is still alive (last_seen moves).
@@ -136,7 +162,7 @@ describe('agent identity through ingest, Kafka and the correlate role', () => {
       internal_address: '10.0.0.5',
     });
     expect((after!.last_seen as Date) >= (bound!.last_seen as Date)).toBe(true);
-    expect(await changesOf(stores, 'id-web')).toEqual([
+    expect(await changesOf(stores, 'id-web', 'pending')).toEqual([
       {
         kind: 'identity',
         proposed: {
@@ -190,7 +216,7 @@ describe('agent identity through ingest, Kafka and the correlate role', () => {
       ipv4: '10.0.0.5',
       internal_address: '10.0.0.5',
     });
-    const facts = (await changesOf(stores, 'id-web')).filter((c) => c.kind === 'facts');
+    const facts = (await changesOf(stores, 'id-web', 'pending')).filter((c) => c.kind === 'facts');
     expect(facts).toEqual([
       expect.objectContaining({
         proposed: { os_family: 'windows', product: 'rdp-login-monitor', ipv4: '10.0.0.9', internal_address: '10.0.0.9' },
@@ -207,6 +233,7 @@ describe('agent identity through ingest, Kafka and the correlate role', () => {
     await post(other.key, heartbeat('id-key', 'agent-k'));
     expect(await hostOf(stores, 'id-key')).toMatchObject({ agent_instance_id: 'agent-k', bound_key_id: fleet.id });
     expect(await changesOf(stores, 'id-key')).toEqual([
+      expect.objectContaining({ kind: 'facts', status: 'pending' }), // its first facts, not yet confirmed
       expect.objectContaining({
         kind: 'identity',
         proposed: expect.objectContaining({ agent_instance_id: 'agent-k', key_id: other.id }),
@@ -305,16 +332,17 @@ describe('agent identity rules (processBatch)', () => {
       expect.objectContaining({
         kind: 'facts',
         proposed: { fqdn: 'seq.lan', ipv4: '10.0.0.8', internal_address: '10.0.0.8' },
+        // First seen as the new host's own facts (issue 33): nothing was confirmed before, no admin accepted since.
         current: {
           agent_instance_id: 'agent-a',
           key_id: 1,
-          os_family: 'linux',
-          product: 'ssh-monitor',
+          os_family: null,
+          product: null,
           fqdn: null,
-          ipv4: '10.0.0.5',
-          internal_address: '10.0.0.5',
+          ipv4: null,
+          internal_address: null,
         },
-        seen_count: 2,
+        seen_count: 3,
       }),
       expect.objectContaining({
         kind: 'identity',
@@ -406,7 +434,7 @@ describe('agent identity rules (processBatch)', () => {
       expect.objectContaining({
         kind: 'facts',
         proposed: { ipv4: dmz, internal_address: dmz },
-        seen_count: 2,
+        seen_count: 3, // the new host's first facts, then each move to the other leg
         status: 'pending',
       }),
     ]);
@@ -444,11 +472,11 @@ describe('agent identity rules (processBatch)', () => {
       clock,
     );
     expect(await hostOf(s, 'odd')).toMatchObject({ agent_instance_id: null, bound_key_id: 5 });
-    expect(await changesOf(s, 'odd')).toEqual([]);
+    expect((await changesOf(s, 'odd')).map((c) => c.kind)).toEqual(['facts']); // its first facts, for an admin
     await processBatch(s.pg, [envelope({ ...hb, instance: 'y'.repeat(128), keyId: 5, receivedAt: at(24) })], settings, clock);
     expect(await hostOf(s, 'odd')).toMatchObject({ agent_instance_id: 'y'.repeat(128) });
     await processBatch(s.pg, [envelope({ ...hb, instance: 'z'.repeat(128), keyId: 5, receivedAt: at(25) })], settings, clock);
-    expect((await changesOf(s, 'odd')).map((c) => c.kind)).toEqual(['identity']);
+    expect((await changesOf(s, 'odd')).map((c) => c.kind)).toEqual(['facts', 'identity']);
     expect(await identityProblems(s, 'odd')).toHaveLength(1);
   });
 });

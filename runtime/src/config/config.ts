@@ -247,6 +247,12 @@ export interface ActionsConfig {
      * whatever answers at an address agents report. Refused unless allowed, like Windows' AllowUnencrypted.
      */
     allowUnencrypted: boolean;
+    /**
+     * SERVICE_WINRM_CA_FILE: the operator's CA (PEM) for the hosts' WinRM certificates. A certificate it
+     * issued for the host's name is trusted without a pin; without it every host's certificate waits for
+     * an admin's acceptance. Public roots never make a certificate trusted (issue 33).
+     */
+    caFile: string;
   };
   ssh: { username: string; privateKeyFile: string | undefined; port: number };
   agentUpdate: {
@@ -693,6 +699,7 @@ function actionsConfig(env: Env): ActionsConfig {
       auth: oneOf(env, 'SERVICE_WINRM_AUTH', ['basic', 'ntlm'] as const, 'basic'),
       verifyTls: bool(env, 'SERVICE_WINRM_VERIFY_TLS', true),
       allowUnencrypted: bool(env, 'SERVICE_WINRM_ALLOW_UNENCRYPTED', false),
+      caFile: str(env, 'SERVICE_WINRM_CA_FILE', ''),
     },
     ssh: {
       username: str(env, 'SERVICE_SSH_USERNAME', ''),

@@ -855,9 +855,9 @@ export interface paths {
     put?: never;
     /**
      * WinRM connection test
-     * @description Runs `hostname` over WinRM with the configured Windows administrator. result: {ok, endpoint, remote_hostname}.
+     * @description Admin only. Runs `hostname` over WinRM with the configured Windows administrator on a Windows host an admin has confirmed (400 ACTION_NOT_POSSIBLE for another OS). result: {ok, endpoint, remote_hostname}.
      *
-     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['postHostsIdActionsWinrmTest'];
     delete?: never;
@@ -1759,7 +1759,7 @@ export interface paths {
     put?: never;
     /**
      * Agent poll: pending commands, desired configuration, pending self-update
-     * @description Served by the ingest role. Access: agent API key (X-API-Key or Authorization: Bearer). Answered only to the host's bound agent (the key and agent_instance_id of its first events); any other poll gets an empty answer.
+     * @description Served by the ingest role. Access: agent API key (X-API-Key or Authorization: Bearer). Answered only to the host's bound agent (the key and agent_instance_id of its first events); any other poll gets an empty answer. Each poll costs one event of the key's and the host's (hostname and agent_instance_id) rate limits, the same buckets as the events.
      */
     post: operations['agentPoll'];
     delete?: never;
@@ -1779,7 +1779,7 @@ export interface paths {
     put?: never;
     /**
      * Agent posts a command's result
-     * @description Served by the ingest role. Access: agent API key. Accepted only from the host's bound agent (key and agent_instance_id; without hostname, the Windows agent's body: the key the host is bound to); a second result for the same command is 409 and changes nothing.
+     * @description Served by the ingest role. Access: agent API key. Accepted only from the agent the command was delivered to: the key, agent_instance_id and hostname of the poll that fetched it (with hostname, our body; without, the Windows agent's: the key, and the id that poll handed out). A result from anyone else, for a command not delivered yet, or for an unknown id gets the same 404 and changes nothing, so ids cannot be probed. The fetcher's second result for the same command is 409 and changes nothing. Costs one event of the key's rate limit and, with hostname, of that host's.
      */
     post: operations['postAgentCommandResult'];
     delete?: never;
@@ -1797,7 +1797,7 @@ export interface paths {
     };
     /**
      * The Windows agent's command poll (qwinsta, logoff)
-     * @description Served by the ingest role. Access: agent API key (Authorization: Bearer or X-API-Key). Answers the commands of the host bound to this key and agent_instance_id in the shape rdp-login-monitor reads; anyone else gets `{commands: []}`.
+     * @description Served by the ingest role. Access: agent API key (Authorization: Bearer or X-API-Key). Answers the commands of the host bound to this key and agent_instance_id in the shape rdp-login-monitor reads; anyone else gets `{commands: []}`. Each poll costs one event of the key's rate limit and, from the bound agent, of its host's (the same buckets as its events).
      */
     get: operations['agentCommands'];
     put?: never;
@@ -4310,6 +4310,8 @@ export interface operations {
               pending_changes: number;
               /** @description kinds of the pending changes: identity = another agent instance or key speaks for the host (an identity conflict) */
               pending_change_kinds: ('facts' | 'identity' | 'winrm_certificate')[];
+              /** @description an admin accepted the host's addresses (its first facts change); until then no WinRM, SSH or update action sends credentials to it */
+              confirmed: boolean;
               /** @description latest version of the agent kind's update repository: what its branch head states (version.txt, …), else its newest tag (api/ACTIONS.md) */
               latest_version?: string | null;
               /** @description agent_version is older than latest_version */
@@ -4435,6 +4437,8 @@ export interface operations {
             pending_changes: number;
             /** @description kinds of the pending changes: identity = another agent instance or key speaks for the host (an identity conflict) */
             pending_change_kinds: ('facts' | 'identity' | 'winrm_certificate')[];
+            /** @description an admin accepted the host's addresses (its first facts change); until then no WinRM, SSH or update action sends credentials to it */
+            confirmed: boolean;
             /** @description latest version of the agent kind's update repository: what its branch head states (version.txt, …), else its newest tag (api/ACTIONS.md) */
             latest_version?: string | null;
             /** @description agent_version is older than latest_version */
@@ -4455,8 +4459,15 @@ export interface operations {
              * @description when the binding was made or last accepted
              */
             bound_at?: string | null;
-            /** @description SHA-256 (hex) of the pinned WinRM HTTPS certificate */
+            /** @description SHA-256 (hex) of the WinRM HTTPS certificate an admin accepted (pinned); null: none accepted yet */
             winrm_cert_sha256?: string | null;
+            /**
+             * Format: date-time
+             * @description when an admin confirmed the host's addresses; null: not confirmed
+             */
+            confirmed_at?: string | null;
+            /** @description the admin who confirmed them */
+            confirmed_by?: string | null;
             /** Format: date-time */
             status_changed_at?: string | null;
             inventory?: {
@@ -4803,7 +4814,7 @@ export interface operations {
               hostname: string;
               display_name: string | null;
               /**
-               * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the pinned one (or none is pinned yet)
+               * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
                * @enum {string}
                */
               kind: 'facts' | 'identity' | 'winrm_certificate';
@@ -4819,6 +4830,12 @@ export interface operations {
                 agent_instance_id?: string | null;
                 key_id?: number | null;
                 cert_sha256?: string | null;
+                /** @description winrm_certificate: the subject of the certificate the host presented */
+                cert_subject?: string | null;
+                /** @description winrm_certificate: its issuer */
+                cert_issuer?: string | null;
+                cert_valid_from?: string | null;
+                cert_valid_to?: string | null;
               } & {
                 [key: string]: unknown;
               };
@@ -4832,6 +4849,12 @@ export interface operations {
                 agent_instance_id?: string | null;
                 key_id?: number | null;
                 cert_sha256?: string | null;
+                /** @description winrm_certificate: the subject of the certificate the host presented */
+                cert_subject?: string | null;
+                /** @description winrm_certificate: its issuer */
+                cert_issuer?: string | null;
+                cert_valid_from?: string | null;
+                cert_valid_to?: string | null;
               } & {
                 [key: string]: unknown;
               };
@@ -4948,7 +4971,7 @@ export interface operations {
             hostname: string;
             display_name: string | null;
             /**
-             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the pinned one (or none is pinned yet)
+             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
              * @enum {string}
              */
             kind: 'facts' | 'identity' | 'winrm_certificate';
@@ -4964,6 +4987,12 @@ export interface operations {
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
+              /** @description winrm_certificate: the subject of the certificate the host presented */
+              cert_subject?: string | null;
+              /** @description winrm_certificate: its issuer */
+              cert_issuer?: string | null;
+              cert_valid_from?: string | null;
+              cert_valid_to?: string | null;
             } & {
               [key: string]: unknown;
             };
@@ -4977,6 +5006,12 @@ export interface operations {
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
+              /** @description winrm_certificate: the subject of the certificate the host presented */
+              cert_subject?: string | null;
+              /** @description winrm_certificate: its issuer */
+              cert_issuer?: string | null;
+              cert_valid_from?: string | null;
+              cert_valid_to?: string | null;
             } & {
               [key: string]: unknown;
             };
@@ -5116,7 +5151,7 @@ export interface operations {
             hostname: string;
             display_name: string | null;
             /**
-             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the pinned one (or none is pinned yet)
+             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
              * @enum {string}
              */
             kind: 'facts' | 'identity' | 'winrm_certificate';
@@ -5132,6 +5167,12 @@ export interface operations {
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
+              /** @description winrm_certificate: the subject of the certificate the host presented */
+              cert_subject?: string | null;
+              /** @description winrm_certificate: its issuer */
+              cert_issuer?: string | null;
+              cert_valid_from?: string | null;
+              cert_valid_to?: string | null;
             } & {
               [key: string]: unknown;
             };
@@ -5145,6 +5186,12 @@ export interface operations {
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
+              /** @description winrm_certificate: the subject of the certificate the host presented */
+              cert_subject?: string | null;
+              /** @description winrm_certificate: its issuer */
+              cert_issuer?: string | null;
+              cert_valid_from?: string | null;
+              cert_valid_to?: string | null;
             } & {
               [key: string]: unknown;
             };
@@ -5435,7 +5482,7 @@ export interface operations {
             hostname: string;
             display_name: string | null;
             /**
-             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the pinned one (or none is pinned yet)
+             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
              * @enum {string}
              */
             kind: 'facts' | 'identity' | 'winrm_certificate';
@@ -5451,6 +5498,12 @@ export interface operations {
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
+              /** @description winrm_certificate: the subject of the certificate the host presented */
+              cert_subject?: string | null;
+              /** @description winrm_certificate: its issuer */
+              cert_issuer?: string | null;
+              cert_valid_from?: string | null;
+              cert_valid_to?: string | null;
             } & {
               [key: string]: unknown;
             };
@@ -5464,6 +5517,12 @@ export interface operations {
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
+              /** @description winrm_certificate: the subject of the certificate the host presented */
+              cert_subject?: string | null;
+              /** @description winrm_certificate: its issuer */
+              cert_issuer?: string | null;
+              cert_valid_from?: string | null;
+              cert_valid_to?: string | null;
             } & {
               [key: string]: unknown;
             };
@@ -7125,7 +7184,7 @@ export interface operations {
           };
         };
       };
-      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7328,7 +7387,7 @@ export interface operations {
           };
         };
       };
-      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7532,7 +7591,7 @@ export interface operations {
           };
         };
       };
-      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7735,7 +7794,7 @@ export interface operations {
           };
         };
       };
-      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7938,7 +7997,7 @@ export interface operations {
           };
         };
       };
-      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8229,7 +8288,7 @@ export interface operations {
           };
         };
       };
-      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8429,7 +8488,7 @@ export interface operations {
           };
         };
       };
-      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8635,7 +8694,7 @@ export interface operations {
           };
         };
       };
-      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9683,7 +9742,7 @@ export interface operations {
           };
         };
       };
-      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
       403: {
         headers: {
           [name: string]: unknown;
@@ -13047,7 +13106,7 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @description Commands not yet answered, oldest first (at most 20). A command is delivered again when no result arrived within 10 minutes: run each id once and post its result. */
+            /** @description Commands not yet answered, oldest first (at most 20), delivered to this agent (key and agent_instance_id): only its result is taken. A command is delivered again when no result arrived within 10 minutes: run each id once and post its result. */
             commands: {
               id: number;
               kind: string;
@@ -13102,6 +13161,21 @@ export interface operations {
           };
         };
       };
+      /** @description RATE_LIMITED: the key or the host is over its rate; Retry-After says when to poll again */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
     };
   };
   postAgentCommandResult: {
@@ -13109,6 +13183,7 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
+        /** @description with hostname in the body, the command id from POST /agent/poll; without, the id GET /agent/commands handed out */
         id: number;
       };
       cookie?: never;
@@ -13118,7 +13193,7 @@ export interface operations {
         'application/json': {
           /** @description must be the host the command was for */
           hostname?: string;
-          /** @description as in the poll; required with hostname when the host is bound to an agent instance */
+          /** @description as in the poll that fetched the command (with hostname: required when that poll sent one; without: optional, and then must be it) */
           agent_instance_id?: string;
           /**
            * @description completed is stored as succeeded
@@ -13143,6 +13218,7 @@ export interface operations {
         };
         content: {
           'application/json': {
+            /** @description the id as posted */
             id: number;
             /** @enum {string} */
             status: 'succeeded' | 'failed';
@@ -13179,7 +13255,7 @@ export interface operations {
           };
         };
       };
-      /** @description NOT_FOUND: no such command (for this hostname), or the request is not from the host's bound agent */
+      /** @description NOT_FOUND "no such command delivered to this agent": an unknown id, a command not delivered yet, or one delivered to another key, agent_instance_id or host */
       404: {
         headers: {
           [name: string]: unknown;
@@ -13194,8 +13270,23 @@ export interface operations {
           };
         };
       };
-      /** @description CONFLICT: the command already has a result */
+      /** @description CONFLICT: the command already has a result (only the agent it was delivered to is told) */
       409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED: the key or the named host is over its rate (Retry-After) */
+      429: {
         headers: {
           [name: string]: unknown;
         };
@@ -13230,6 +13321,7 @@ export interface operations {
         content: {
           'application/json': {
             commands: {
+              /** @description Not the command id: a random handle of this delivery (2^52 to 2^53-1) that only this agent learns; its result goes to /agent/commands/{this id}/result, and to any other id it is refused as unknown */
               id: number;
               /** @enum {string} */
               type: 'qwinsta' | 'logoff';
@@ -13246,6 +13338,21 @@ export interface operations {
       };
       /** @description UNAUTHORIZED: missing or invalid agent API key */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED: the key or the host is over its rate (Retry-After); the agent takes it as no commands */
+      429: {
         headers: {
           [name: string]: unknown;
         };

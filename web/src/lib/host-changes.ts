@@ -22,9 +22,13 @@ export const ACCEPT_LABELS: Record<ChangeKind, string> = {
 };
 
 export const KIND_HELP: Record<ChangeKind, string> = {
-  facts: 'The agent reports other addresses, FQDN, OS or product than the confirmed ones.',
+  facts:
+    'The agent reports other addresses, FQDN, OS or product than the confirmed ones; for a new host, its first addresses: ' +
+    'no credentials go to it until an admin accepts them.',
   identity: 'Another agent instance or key speaks for this host (a reinstalled agent, or an impostor).',
-  winrm_certificate: "The host's WinRM certificate differs from the pinned one (or none is pinned yet).",
+  winrm_certificate:
+    "The host's WinRM certificate differs from the accepted one (or none is accepted yet): compare its fingerprint with " +
+    "the host's (Get-ChildItem Cert:\\LocalMachine\\My) before accepting.",
 };
 
 const FIELD_LABELS: Record<string, string> = {
@@ -36,6 +40,10 @@ const FIELD_LABELS: Record<string, string> = {
   agent_instance_id: 'Agent instance',
   key_id: 'Agent key',
   cert_sha256: 'WinRM certificate (SHA-256)',
+  cert_subject: 'Certificate subject',
+  cert_issuer: 'Certificate issuer',
+  cert_valid_from: 'Valid from',
+  cert_valid_to: 'Valid to',
 };
 
 export interface ChangeLine {

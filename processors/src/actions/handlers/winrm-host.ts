@@ -1,26 +1,27 @@
 // A WinRM client for the job's host with the configured Windows administrator, and the session commands
 // the WinRM kinds share (qwinsta, logoff). The client dials the address checked against the target
-// networks; over HTTPS the host's certificate is pinned (hosts.winrm_cert_sha256) and compared before
-// any credential is sent: pinned at the first connection an admin started, refused otherwise, a
-// different one refused with a pending `winrm_certificate` change for an admin to accept.
+// networks, of a host an admin confirmed (target.ts); over HTTPS the host's certificate is checked before
+// any credential is sent: one the operator's CA issued for the host (SERVICE_WINRM_CA_FILE) passes, else
+// only the pinned one (hosts.winrm_cert_sha256) does. Any other, the first one included, is refused and
+// left as a pending `winrm_certificate` change (fingerprint, subject, issuer, validity) for an admin to
+// accept: a certificate is never pinned as a side effect of an action (issue 33).
 // The session kinds (qwinsta, logoff) go through the host's agent instead when WinRM cannot run them
 // (sessionClient, ../agent-transport.ts).
+import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import type { ActionJobBase, ActionTarget } from '@watchpost/schemas';
 import {
   accountPart,
   findHostBinding,
-  getAction,
   hasCommandAgent,
   loadWinrmSettings,
   parseSessionId,
   pinnedWinrmCertificate,
-  pinWinrmCertificate,
   proposeWinrmCertificate,
   winrmRefusal,
 } from '@watchpost/core';
 import { RemoteError } from '../errors.ts';
-import { WinrmClient, type CommandResult } from '../winrm.ts';
+import { WinrmClient, type CommandResult, type PeerCertificate } from '../winrm.ts';
 import { parseQwinsta } from '../qwinsta.ts';
 import type { ActionDeps } from '../deps.ts';
 import { handOverToAgent, type AgentJob } from '../agent-transport.ts';
@@ -47,7 +48,10 @@ export async function winrm(deps: ActionDeps, job: WinrmJob, signal: AbortSignal
       password: s.password,
       verifyTls: s.verifyTls,
       auth: s.auth,
-      ...(s.transport === 'https' ? { verifyPeer: (sha256: string) => approveCertificate(deps, job, sha256) } : {}),
+      ...(s.transport === 'https'
+        ? { verifyPeer: (sha256: string, peer: PeerCertificate) => approveCertificate(deps, job, sha256, peer) }
+        : {}),
+      ...(deps.config.actions.winrm.caFile ? { ca: readCa(deps.config.actions.winrm.caFile) } : {}),
     },
     signal,
   );
@@ -100,33 +104,37 @@ export async function sessionClient(deps: ActionDeps, job: AgentJob, signal: Abo
   return winrm(deps, job, signal);
 }
 
+/** The operator's CA for WinRM certificates, read per action (a renewal needs no restart). */
+function readCa(file: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (err) {
+    throw new RemoteError(`SERVICE_WINRM_CA_FILE ${file}: cannot read it (${(err as Error).message}); no credentials were sent`, {
+      cause: err,
+    });
+  }
+}
+
 /**
- * The certificate pin of the job's host: the pinned certificate passes; none pinned yet is pinned by an
- * admin's action and refused for anyone else's; another certificate is refused. A refusal leaves the
- * certificate seen as a pending change (accepting it pins it). Runs before any credential is sent.
+ * The certificate check of the job's host: one the operator's CA issued for the host passes, and so does
+ * the pinned one; anything else (none pinned yet included) is refused and recorded as the host's pending
+ * certificate change, which an admin accepts after comparing its fingerprint. Runs before any credential
+ * is sent, for admins' and monitors' actions alike.
  */
-async function approveCertificate(deps: ActionDeps, job: WinrmJob, sha256: string): Promise<void> {
+async function approveCertificate(deps: ActionDeps, job: WinrmJob, sha256: string, peer: PeerCertificate): Promise<void> {
   const { pg } = deps;
   const hostId = job.target.host_id;
-  let pinned = await pinnedWinrmCertificate(pg, hostId);
+  if (peer.caTrusted) return;
+  const pinned = await pinnedWinrmCertificate(pg, hostId);
   if (pinned === sha256) return;
-  if (pinned === null && job.actor_role === 'admin') {
-    const actor = (await getAction(pg, job.action_id))?.actor ?? 'admin';
-    if (await pinWinrmCertificate(pg, hostId, sha256, actor)) {
-      deps.log.info({ host_id: hostId, cert_sha256: sha256, actor }, 'WinRM certificate pinned at the first admin action');
-      return;
-    }
-    pinned = await pinnedWinrmCertificate(pg, hostId); // pinned meanwhile by another action
-    if (pinned === sha256) return;
-  }
-  await proposeWinrmCertificate(pg, hostId, sha256, pinned);
+  await proposeWinrmCertificate(pg, hostId, sha256, pinned, peer);
   const where = `WinRM on ${job.target.hostname}`;
   if (pinned === null)
     throw new RemoteError(
-      `${where}: the host's certificate (SHA-256 ${sha256}) is not yet approved by an admin, so no credentials were sent; an admin's first WinRM action on the host pins it, or an admin accepts the pending certificate change of the host`,
+      `${where}: the host's certificate (SHA-256 ${sha256}, subject ${peer.subject}, issuer ${peer.issuer}) is not yet accepted by an admin, so no credentials were sent; an admin compares its fingerprint with the host's and accepts the host's pending certificate change (Hosts → Pending changes)`,
     );
   throw new RemoteError(
-    `${where}: the host presented a certificate (SHA-256 ${sha256}) other than the pinned one (${pinned}), so no credentials were sent; if the host really has a new certificate, an admin accepts the pending certificate change of the host`,
+    `${where}: the host presented a certificate (SHA-256 ${sha256}) other than the accepted one (${pinned}), so no credentials were sent; if the host really has a new certificate, an admin accepts the host's pending certificate change (Hosts → Pending changes)`,
   );
 }
 
