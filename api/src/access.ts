@@ -5,6 +5,8 @@
 //   403 FORBIDDEN: valid credentials whose role is not allowed on the route (a monitor on an admin route).
 //   403 DEVICE_SCOPE: a mobile device's token on a route outside the mobile surface (api/MOBILE.md),
 //       whatever its user's role: only routes declaring `config.device: true` accept device tokens.
+//   403 MFA_ENROLMENT_REQUIRED: with SERVICE_REQUIRE_TOTP_FOR_ADMINS, an admin without an active second
+//       factor on an admin route. The enrolment routes (/account/...) are 'user' routes: always open.
 import type { FastifyRequest, RouteOptions } from 'fastify';
 import { ACCESS_LEVELS, type ApiDeps, type ApiUser } from './types.ts';
 import { ApiError, forbidden, unauthenticated } from './errors.ts';
@@ -31,6 +33,14 @@ export function assertRouteAccess(route: RouteOptions): void {
   if (device !== undefined && (device !== true || (access !== 'user' && access !== 'public')))
     throw new Error(`route ${methods} ${route.url}: config.device may only be true, on a 'user' or 'public' route`);
 }
+
+/** An admin route, the admin second factor required, and the admin has none yet. */
+export const mfaEnrolmentRequired = () =>
+  new ApiError(
+    403,
+    'MFA_ENROLMENT_REQUIRED',
+    'admins must enrol a second factor (TOTP) before using admin operations: Account → Security, or POST /api/v1/account/totp/start',
+  );
 
 /** A device token outside the mobile surface. */
 export const deviceScope = () =>
@@ -59,7 +69,10 @@ export function requestToken(req: FastifyRequest): string | undefined {
  * claim too: a claim that disagrees with the row is no token of ours (refused); a row with a device
  * and no claim (an older token) is a device session all the same.
  */
-export async function authenticateToken(deps: ApiDeps, token: string): Promise<(ApiUser & { deviceId: number | null }) | null> {
+export async function authenticateToken(
+  deps: ApiDeps,
+  token: string,
+): Promise<(ApiUser & { deviceId: number | null; sessionId: string; totpEnabled: boolean }) | null> {
   const claims = await verifyAccessToken(deps.auth.jwtSecret, token);
   if (!claims) return null;
   const [user, session] = await Promise.all([
@@ -69,7 +82,14 @@ export async function authenticateToken(deps: ApiDeps, token: string): Promise<(
   if (!user || !user.active || user.role !== claims.role || user.tokenVersion !== claims.tokenVersion || !session) return null;
   const claimed = claims.deviceId ?? null;
   if (claimed !== null && claimed !== session.deviceId) return null;
-  return { id: user.id, username: user.username, role: user.role, deviceId: session.deviceId };
+  return {
+    id: user.id,
+    username: user.username,
+    role: user.role,
+    deviceId: session.deviceId,
+    sessionId: claims.sessionId,
+    totpEnabled: user.totpEnabled,
+  };
 }
 
 /** The session (refresh-token family) if it was neither logged out, revoked, nor past its absolute lifetime. */
@@ -106,8 +126,11 @@ export function accessHook(deps: ApiDeps) {
     // Before the role: an admin's phone is a phone, not an admin session.
     if (user.deviceId !== null && config.device !== true) throw deviceScope();
     if (access === 'admin' && user.role !== 'admin') throw forbidden();
+    // After the role: a monitor learns nothing about the admins' rule.
+    if (access === 'admin' && deps.auth.requireTotpForAdmins && !user.totpEnabled) throw mfaEnrolmentRequired();
     req.user = { id: user.id, username: user.username, role: user.role };
     req.deviceId = user.deviceId;
+    req.sessionId = user.sessionId;
     if (user.deviceId !== null) void touchDevice(deps.pg, user.deviceId).catch(() => {});
   };
 }

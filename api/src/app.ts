@@ -100,9 +100,10 @@ function documentRoute(route: RouteOptions): void {
   if (access === 'admin')
     add(
       403,
-      device
+      (device
         ? 'FORBIDDEN: the role does not allow this operation'
-        : "FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token",
+        : "FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token") +
+        '; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet',
     );
   if (access === 'user' && !device) add(403, "DEVICE_SCOPE: a mobile device's token (api/MOBILE.md)");
   add(500, 'INTERNAL: unexpected error (no internals are returned)');
@@ -159,6 +160,7 @@ export function buildApiApp(deps: ApiDeps, opts: BuildOptions = {}): FastifyPlug
         api.decorate('deps', deps);
         api.decorateRequest('user', null);
         api.decorateRequest('deviceId', null);
+        api.decorateRequest('sessionId', null);
         api.addHook('onRoute', (route) => {
           assertRouteAccess(route);
           documentRoute(route);

@@ -36,6 +36,8 @@ export interface AuthSettings {
   maxFailuresPerAddress: number;
   /** Password verifications (scrypt, 128 MiB each) at once in this process; beyond it 503. */
   maxConcurrentVerifications: number;
+  /** Admin routes answer an admin without an active second factor 403 MFA_ENROLMENT_REQUIRED (access.ts). */
+  requireTotpForAdmins: boolean;
 }
 
 export interface ApiDeps {
@@ -66,6 +68,8 @@ declare module 'fastify' {
     user: ApiUser | null;
     /** The mobile device whose session the access token belongs to (null: a browser or API session). */
     deviceId: number | null;
+    /** The session (refresh-token family) of the access token, on 'user' and 'admin' routes. */
+    sessionId: string | null;
   }
   interface FastifyContextConfig {
     access?: Access;

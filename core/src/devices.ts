@@ -7,8 +7,8 @@ import webpush from 'web-push';
 import type { Pool, PoolClient } from '@watchpost/runtime';
 import { decryptSecret, encryptSecret } from './actions/secrets.ts';
 
-/** Crockford base32 without I, L, O, U: nothing to confuse when typed from a screen. */
-const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+/** Crockford base32 without I, L, O, U: nothing to confuse when typed from a screen (also the recovery codes'). */
+export const CROCKFORD_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 /** 10 symbols = 50 bits, shown as XXXXX-XXXXX. */
 export const ENROLLMENT_CODE_PATTERN = '^[0-9A-Za-z]{5}-?[0-9A-Za-z]{5}$';
 
@@ -21,7 +21,7 @@ export function normalizeEnrollmentCode(input: string): string {
 
 export function newEnrollmentCode(): string {
   let s = '';
-  for (let i = 0; i < 10; i++) s += ALPHABET[randomInt(ALPHABET.length)];
+  for (let i = 0; i < 10; i++) s += CROCKFORD_ALPHABET[randomInt(CROCKFORD_ALPHABET.length)];
   return `${s.slice(0, 5)}-${s.slice(5)}`;
 }
 

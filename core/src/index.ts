@@ -8,6 +8,8 @@ export * from './secret-policy.ts';
 export * from './users/users.ts';
 export * from './users/passwords.ts';
 export * from './users/password-policy.ts';
+export * from './users/totp.ts';
+export * from './users/mfa.ts';
 export * from './audit.ts';
 export * from './pg-safe.ts';
 export * from './retention.ts';

@@ -76,6 +76,12 @@ const routes: RouteRecordRaw[] = [
     component: () => import('./views/AuditView.vue'),
     meta: { title: 'Audit log', admin: true },
   },
+  {
+    path: '/account/security',
+    name: 'security',
+    component: () => import('./views/SecurityView.vue'),
+    meta: { title: 'Security' },
+  },
   { path: '/forbidden', name: 'forbidden', component: () => import('./views/ForbiddenView.vue'), meta: { title: 'Not allowed' } },
   { path: '/:rest(.*)*', name: 'not-found', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
 ];
@@ -88,5 +94,7 @@ router.beforeEach(async (to) => {
   if (to.meta.public) return auth.user && to.name === 'login' ? { path: (to.query.redirect as string) || '/' } : true;
   if (!auth.user) return { name: 'login', query: to.fullPath === '/' ? {} : { redirect: to.fullPath } };
   if (to.meta.admin && !auth.isAdmin) return { name: 'forbidden', query: { from: to.path } };
+  // SERVICE_REQUIRE_TOTP_FOR_ADMINS: the API refuses admin calls until the admin enrols; the page that enrols instead.
+  if (to.meta.admin && auth.user.mfa_enrolment_required) return { name: 'security' };
   return true;
 });

@@ -320,10 +320,13 @@ describe('no lockout by strangers (device cookies, known addresses)', () => {
     const [name, value] = renewed.cookie.split('=') as [string, string];
     const tampered = `${name}=${value.slice(0, -2)}${value.endsWith('AA') ? 'BB' : 'AA'}`;
     const otherKey = deviceCookieKey(new TextEncoder().encode('another-secret-another-secret-another-secret'));
-    const forged = `${name}=${deviceCookieValue(otherKey, 'owner', 3600)}`;
-    const expired = `${name}=${deviceCookieValue(key, 'owner', 3600, Date.now() - 7200_000)}`;
-    const someoneElses = `${name}=${deviceCookieValue(key, 'boss', 3600)}`;
-    for (const cookie of [tampered, forged, expired, someoneElses])
+    const owned = { username: 'owner', tokenVersion: 1 };
+    const forged = `${name}=${deviceCookieValue(otherKey, owned, 3600)}`;
+    const expired = `${name}=${deviceCookieValue(key, owned, 3600, Date.now() - 7200_000)}`;
+    const someoneElses = `${name}=${deviceCookieValue(key, { username: 'boss', tokenVersion: 1 }, 3600)}`;
+    // Signed before the owner's last password change (an older token version): refused too.
+    const beforeChange = `${name}=${deviceCookieValue(key, { username: 'owner', tokenVersion: 0 }, 3600)}`;
+    for (const cookie of [tampered, forged, expired, someoneElses, beforeChange])
       expect(scope(await browserLogin('owner', owner.password, '198.18.7.101', cookie)), cookie).toBe('429 username');
     expect(deviceCookieName(key, 'owner')).toBe(name);
 

@@ -15,6 +15,7 @@ export function authSettingsFrom(config: Config, jwtSecret: Uint8Array): AuthSet
     maxFailuresPerUser: config.auth.maxFailuresPerUser,
     maxFailuresPerAddress: config.auth.maxFailuresPerAddress,
     maxConcurrentVerifications: config.auth.maxConcurrentVerifications,
+    requireTotpForAdmins: config.auth.requireTotpForAdmins,
   };
 }
 

@@ -80,6 +80,23 @@ async function pair(
   };
 }
 
+/**
+ * A new access token for a browser session that goes on under a new token version (the user's own
+ * password change moved its refresh token to that version: core's changeOwnPassword).
+ */
+export async function sessionAccessToken(
+  auth: AuthSettings,
+  user: { id: number; role: UserRole; tokenVersion: number },
+  sessionId: string,
+): Promise<Pick<TokenPair, 'access_token' | 'token_type' | 'expires_in'>> {
+  const access = await signAccessToken(
+    auth.jwtSecret,
+    { userId: user.id, role: user.role, tokenVersion: user.tokenVersion, sessionId, deviceId: null },
+    auth.accessTtlSeconds,
+  );
+  return { access_token: access, token_type: 'Bearer', expires_in: auth.accessTtlSeconds };
+}
+
 /** A new session (a new refresh-token family) for a user who just logged in, or for an enrolled device. */
 export function issueSession(
   db: Pool | PoolClient,

@@ -18,3 +18,12 @@ export class VerifySlots {
     }
   }
 }
+
+const perApp = new WeakMap<object, VerifySlots>();
+
+/** The one bound of an app (keyed by its deps): logins and the account routes' password checks share it. */
+export function verifySlotsOf(deps: { auth: { maxConcurrentVerifications: number } }): VerifySlots {
+  let slots = perApp.get(deps);
+  if (!slots) perApp.set(deps, (slots = new VerifySlots(deps.auth.maxConcurrentVerifications)));
+  return slots;
+}

@@ -1,28 +1,20 @@
-// POST /api/v1/auth/login, /auth/refresh, /auth/logout, GET /auth/me.
+// POST /api/v1/auth/login, /auth/refresh, /auth/logout, GET /auth/me. The login's second step
+// (/auth/login/mfa) is in ./auth-mfa.ts.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas';
 import { ApiError, unauthenticated } from '../errors.ts';
-import { audit, dummyHash, getUserByName, normalizeUsername, verifyPassword } from '@watchpost/core';
-import { issueSession, revokeFamilyOf, rotateRefreshToken } from '../auth/tokens.ts';
-import {
-  alertRateLimited,
-  isKnownAddress,
-  rateLimitedError,
-  recordFailure,
-  releaseAttempt,
-  rememberAddress,
-  reserveAttempt,
-  type LimitSubject,
-} from '../auth/login-limit.ts';
-import { deviceCookieKey, setDeviceCookie, validDeviceCookie } from '../auth/device-cookie.ts';
-import { loginTrustFrom } from '../auth/settings.ts';
-import { VerifySlots } from '../auth/verify-slots.ts';
+import { audit, dummyHash, getUserById, getUserByName, normalizeUsername, verifyPassword } from '@watchpost/core';
+import { revokeFamilyOf, rotateRefreshToken } from '../auth/tokens.ts';
+import { isKnownAddress, rateLimitedError, releaseAttempt, reserveAttempt, type LimitSubject } from '../auth/login-limit.ts';
+import { validDeviceCookie } from '../auth/device-cookie.ts';
+import { verifySlotsOf } from '../auth/verify-slots.ts';
 import { clearRefreshCookie, REFRESH_COOKIE, refreshCookie, setRefreshCookie } from '../auth/refresh-cookie.ts';
+import { completeLogin, loginContext, recordFailedAttempt } from '../auth/login-flow.ts';
+import { createChallenge, MFA_CHALLENGE_SECONDS, type MfaChallenge } from '../auth/mfa-challenge.ts';
 
 const tags = ['auth'];
 
-const tokenResponse = {
+export const tokenResponse = {
   type: 'object',
   // refresh_token is absent when it went into the httpOnly cookie (login with refresh_cookie: true).
   required: ['access_token', 'token_type', 'expires_in', 'refresh_expires_in'],
@@ -38,7 +30,7 @@ const tokenResponse = {
   },
 } as const;
 
-const rateLimited = {
+export const rateLimited = {
   description:
     'RATE_LIMITED: too many failed logins for this username, address or device cookie; see the Retry-After header (seconds)',
 } as const;
@@ -79,12 +71,41 @@ const cookieFlow =
 
 const auditAddress = (req: FastifyRequest) => req.ip;
 
+const mfaChallengeResponse = {
+  type: 'object',
+  required: ['mfa_required', 'mfa_token', 'expires_in'],
+  additionalProperties: false,
+  properties: {
+    mfa_required: { type: 'boolean', enum: [true] },
+    mfa_token: {
+      type: 'string',
+      description: 'opaque, single use: send it with a code to POST /api/v1/auth/login/mfa to finish the login',
+    },
+    expires_in: { type: 'integer', description: `seconds the challenge stays valid (${MFA_CHALLENGE_SECONDS})` },
+  },
+} as const;
+
+const loginDescription =
+  'Returns an access token (JWT, 15 min by default) and a refresh token (30 days by default). ' +
+  'When the user has a second factor (TOTP) the right password gives no tokens yet: the answer is 200 ' +
+  '`{mfa_required: true, mfa_token, expires_in}` and POST /api/v1/auth/login/mfa with that token and a code (or a recovery ' +
+  'code) finishes the login, with the same answers as this route. ' +
+  'A wrong password and an unknown user get the same 401 INVALID_CREDENTIALS. At most 3 guesses per username and ' +
+  'client address are evaluated in the counting window (15 min by default), however many arrive at once; then, and ' +
+  'after 10 per username from any address or 30 per address for any username, logins in that scope get ' +
+  '429 RATE_LIMITED with Retry-After (details.scope: pair, username or address) until the lockout (15 min by ' +
+  'default) ends. Wrong second-factor codes count the same way. A browser where the user logged in before sends its ' +
+  'device cookie (set by every successful cookie-flow login: HttpOnly, SameSite=Strict, 30 days by default, void after ' +
+  'a password change): its attempts are judged by that cookie alone (3 failures ' +
+  'lock only that cookie, details.scope device), so strangers cannot lock the owner out of it; an address the user ' +
+  'logged in from recently is not subject to the per-username lock either. ' +
+  '503 UNAVAILABLE with Retry-After when too many passwords are being verified at once. ' +
+  cookieFlow;
+
 const authRoutes: FastifyPluginAsync = async (app) => {
   const { deps } = app;
-  const verifySlots = new VerifySlots(deps.auth.maxConcurrentVerifications);
-  const trust = loginTrustFrom(deps.config);
-  const deviceKey = deviceCookieKey(deps.auth.jwtSecret);
-  const limits = { ...deps.auth, maxFailuresPerDevice: trust.maxFailuresPerDevice };
+  const verifySlots = verifySlotsOf(deps);
+  const ctx = loginContext(deps);
 
   app.post<{ Body: LoginBody }>(
     '/auth/login',
@@ -94,21 +115,10 @@ const authRoutes: FastifyPluginAsync = async (app) => {
         operationId: 'login',
         tags,
         summary: 'Log in with username and password',
-        description:
-          'Returns an access token (JWT, 15 min by default) and a refresh token (30 days by default). ' +
-          'A wrong password and an unknown user get the same 401 INVALID_CREDENTIALS. At most 3 guesses per username and ' +
-          'client address are evaluated in the counting window (15 min by default), however many arrive at once; then, and ' +
-          'after 10 per username from any address or 30 per address for any username, logins in that scope get ' +
-          '429 RATE_LIMITED with Retry-After (details.scope: pair, username or address) until the lockout (15 min by ' +
-          'default) ends. A browser where the user logged in before sends its device cookie (set by every successful ' +
-          'cookie-flow login: HttpOnly, SameSite=Strict, 30 days by default): its attempts are judged by that cookie alone (3 failures ' +
-          'lock only that cookie, details.scope device), so strangers cannot lock the owner out of it; an address the user ' +
-          'logged in from recently is not subject to the per-username lock either. ' +
-          '503 UNAVAILABLE with Retry-After when too many passwords are being verified at once. ' +
-          cookieFlow,
+        description: loginDescription,
         body: loginBody,
         response: {
-          200: tokenResponse,
+          200: { anyOf: [tokenResponse, mfaChallengeResponse] },
           401: { description: 'INVALID_CREDENTIALS' },
           429: rateLimited,
           503: { description: 'UNAVAILABLE: too many password verifications at once' },
@@ -117,27 +127,27 @@ const authRoutes: FastifyPluginAsync = async (app) => {
     },
     async (req, reply) => {
       const username = normalizeUsername(req.body.username);
-      const address = req.ip;
       const prefix = deps.redisKeyPrefix;
+      // Looked up before anything is counted: a device cookie is signed for the user's token version.
+      const user = await getUserByName(deps.pg, username);
       // A valid device cookie for this username: judged by that cookie alone. Otherwise an address
       // the user logged in from recently escapes the per-username lock (./auth/login-limit.ts).
-      const device = validDeviceCookie(req, deviceKey, username);
-      const subject: LimitSubject = { username, address };
+      const device = user ? validDeviceCookie(req, ctx.deviceKey, user) : undefined;
+      const subject: LimitSubject = { username, address: req.ip };
       if (device !== undefined) subject.device = device;
-      else if (await isKnownAddress(deps.redis, prefix, subject, trust)) subject.knownAddress = true;
-      const trusted =
-        device !== undefined ? { trusted: 'device_cookie' } : subject.knownAddress ? { trusted: 'known_address' } : {};
-      const reservation = await reserveAttempt(deps.redis, prefix, subject, limits);
+      else if (await isKnownAddress(deps.redis, prefix, subject, ctx.trust)) subject.knownAddress = true;
+      const trusted: MfaChallenge['trusted'] =
+        device !== undefined ? 'device_cookie' : subject.knownAddress ? 'known_address' : undefined;
+      const details = trusted ? { trusted } : {};
+      const reservation = await reserveAttempt(deps.redis, prefix, subject, ctx.limits);
       if (!reservation.ok) throw rateLimitedError(reservation, 'too many failed login attempts; try again later');
-      let verdict: { user: Awaited<ReturnType<typeof getUserByName>>; ok: boolean } | undefined;
+      let verdict: { ok: boolean } | undefined;
       try {
+        // Unknown users are checked against a dummy hash: same answer, same cost.
         verdict = (
-          await verifySlots.run(async () => {
-            const user = await getUserByName(deps.pg, username);
-            // Unknown users are checked against a dummy hash: same answer, same cost.
-            const ok = await verifyPassword(req.body.password, user?.passwordHash ?? (await dummyHash()));
-            return { user, ok };
-          })
+          await verifySlots.run(async () => ({
+            ok: await verifyPassword(req.body.password, user?.passwordHash ?? (await dummyHash())),
+          }))
         )?.value;
       } catch (err) {
         await releaseAttempt(deps.redis, prefix, subject, false).catch(() => {});
@@ -148,45 +158,32 @@ const authRoutes: FastifyPluginAsync = async (app) => {
         await releaseAttempt(deps.redis, prefix, subject, false);
         throw new ApiError(503, 'UNAVAILABLE', 'too many logins at once; try again shortly', undefined, { 'retry-after': '1' });
       }
-      const { user, ok: passwordOk } = verdict;
-      if (!user || !passwordOk || !user.active) {
-        const locked = await recordFailure(deps.redis, prefix, subject, limits);
-        await audit(deps.pg, {
-          actor: null,
-          address,
-          action: 'auth.login.failure',
-          target: username,
-          details: { ...trusted, ...(locked.length ? { locked } : {}) },
-        });
-        if (locked.length > 0) {
-          await audit(deps.pg, {
-            actor: null,
-            address,
-            action: 'auth.login.rate_limited',
-            target: username,
-            details: { locked },
-          });
-          await alertRateLimited(deps.notifications, subject, deps.auth.lockoutSeconds, (err) =>
-            req.log.error({ err, queue: NOTIFICATIONS_QUEUE }, 'could not enqueue the login rate-limit alert'),
-          );
-        }
+      if (!user || !verdict.ok || !user.active) {
+        await recordFailedAttempt(ctx, req, subject, { action: 'auth.login.failure', actor: null, target: username, details });
         throw new ApiError(401, 'INVALID_CREDENTIALS', 'invalid username or password');
       }
-      await releaseAttempt(deps.redis, prefix, subject, true);
-      await rememberAddress(deps.redis, prefix, subject, trust);
+      const refreshCookie = req.body.refresh_cookie === true;
+      if (!user.totpEnabled) return completeLogin(ctx, req, reply, { user, subject, refreshCookie, details });
+      // The password is right but the login is not done: the attempt is given back without clearing
+      // any count (that is for a finished login), and the codes of the second step count against the
+      // same subject.
+      await releaseAttempt(deps.redis, prefix, subject, false);
+      const challenge = {
+        userId: user.id,
+        tokenVersion: user.tokenVersion,
+        subject,
+        refreshCookie,
+        ...(trusted ? { trusted } : {}),
+      };
+      const mfaToken = await createChallenge(deps.redis, prefix, challenge);
       await audit(deps.pg, {
         actor: user.username,
-        address,
-        action: 'auth.login.success',
+        address: req.ip,
+        action: 'auth.login.mfa_challenge',
         target: user.username,
-        details: trusted,
+        details,
       });
-      const tokens = await issueSession(deps.pg, deps.auth, user);
-      if (req.body.refresh_cookie !== true) return tokens;
-      // Browsers (the cookie flow) get a fresh device cookie after every success: a new id, the old
-      // one's failures no longer matter. The JSON flow stays cookie-free (its clients have the known addresses).
-      setDeviceCookie(req, reply, deviceKey, user.username, trust.deviceCookieSeconds);
-      return setRefreshCookie(req, reply, tokens);
+      return { mfa_required: true as const, mfa_token: mfaToken, expires_in: MFA_CHALLENGE_SECONDS };
     },
   );
 
@@ -267,17 +264,35 @@ const authRoutes: FastifyPluginAsync = async (app) => {
         response: {
           200: {
             type: 'object',
-            required: ['id', 'username', 'role'],
+            required: ['id', 'username', 'role', 'totp_enabled', 'mfa_enrolment_required'],
             properties: {
               id: { type: 'integer' },
               username: { type: 'string' },
               role: { type: 'string', enum: ['admin', 'monitor'] },
+              totp_enabled: { type: 'boolean', description: 'the user has an active second factor (TOTP)' },
+              mfa_enrolment_required: {
+                type: 'boolean',
+                description:
+                  'true for an admin without a second factor while SERVICE_REQUIRE_TOTP_FOR_ADMINS is on: admin routes answer ' +
+                  '403 MFA_ENROLMENT_REQUIRED until the admin enrols (POST /api/v1/account/totp/start)',
+              },
             },
           },
         },
       },
     },
-    async (req) => req.user!,
+    async (req) => {
+      const u = await getUserById(deps.pg, req.user!.id);
+      // The access check found the user a moment ago; gone since, the session is too.
+      if (!u) throw unauthenticated('invalid or expired token');
+      return {
+        id: u.id,
+        username: u.username,
+        role: u.role,
+        totp_enabled: u.totpEnabled,
+        mfa_enrolment_required: u.role === 'admin' && deps.auth.requireTotpForAdmins && !u.totpEnabled,
+      };
+    },
   );
 };
 

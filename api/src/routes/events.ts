@@ -4,6 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Severity } from '@watchpost/schemas';
 import { ApiError, notFound } from '../errors.ts';
+import { seesInstanceIds, withoutInstanceIds } from '../instance-ids.ts';
 import {
   eventFacets,
   eventHistogram,
@@ -243,7 +244,9 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
         operationId: 'getEvent',
         tags,
         summary: 'One event with its full JSON',
-        description: 'Events of hidden types are returned too (hidden: true); only lists leave them out.',
+        description:
+          'Events of hidden types are returned too (hidden: true); only lists leave them out. The event JSON carries ' +
+          'source.agent_instance_id for admins only (not through a mobile device token).',
         params: idParams,
         response: { 200: eventDetailSchema, 404: errorRef('NOT_FOUND') },
       },
@@ -252,7 +255,8 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
       const ts = await loadTypeSettings(pg);
       const e = await getEvent(clickhouse, pg, ts, req.params.id);
       if (!e) throw notFound('event');
-      return e;
+      // The agent's instance id, with the fleet key, would fetch its host's commands: admins only.
+      return seesInstanceIds(req) ? e : { ...e, event: withoutInstanceIds(e.event) };
     },
   );
 };

@@ -1,13 +1,18 @@
 // Pending host changes (issue 21) through the real app on the real Postgres: a monitor reads them but
 // cannot decide; an admin accepts (facts, binding, certificate applied; identity conflict resolved;
 // audited) or rejects (host unchanged), one by one or in bulk with per-id outcomes; concurrent
-// decisions apply once; the hosts list and detail show what is pending.
+// decisions apply once; the hosts list and detail show what is pending. Issue 33: a bulk accept applies
+// only the proposals the admin saw and never an identity or certificate change; agent instance ids
+// (host, changes, an event's JSON, an identity problem's details) reach admins' browser sessions only.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '@watchpost/core';
+import { makeEnvelope } from '@watchpost/testkit';
 import {
   addUser,
   createApiHarness,
   insertBoundHost,
+  insertEnvelopes,
   login,
   openIdentityConflict,
   recordPendingChange,
@@ -18,6 +23,7 @@ let h: ApiHarness;
 let admin: string;
 let admin2: string;
 let monitor: string;
+let monitorId: number;
 let keyA: number;
 let keyB: number;
 
@@ -33,6 +39,10 @@ async function call(method: 'GET' | 'POST', path: string, token: string, payload
 }
 const get = (path: string, token = monitor) => call('GET', path, token);
 const post = (path: string, payload?: unknown, token = admin) => call('POST', path, token, payload);
+/** The changes as an admin's list shows them: what a bulk accept sends back. */
+async function shown(...ids: number[]) {
+  return Promise.all(ids.map(async (id) => ({ id, proposed: (await get(`/host-changes/${id}`, admin)).body.proposed })));
+}
 
 async function hostRow(id: number) {
   const r = await h.stores.pg.query(
@@ -75,7 +85,8 @@ async function hostWithFacts(prefix: string) {
 
 beforeAll(async () => {
   h = await createApiHarness('host_changes');
-  await Promise.all([addUser(h, 'ada', 'admin'), addUser(h, 'bea', 'admin'), addUser(h, 'max', 'monitor')]);
+  const [, , max] = await Promise.all([addUser(h, 'ada', 'admin'), addUser(h, 'bea', 'admin'), addUser(h, 'max', 'monitor')]);
+  monitorId = max.id;
   const tokens = await Promise.all(
     ['ada', 'bea', 'max'].map(async (u) => (await login(h, u, `pw-${u}-secret`)).json().access_token as string),
   );
@@ -154,7 +165,12 @@ describe('reading pending changes', () => {
     const detail = await get(`/hosts/${quiet}`);
     expect(detail.body).toMatchObject({ pending_changes: 0, bound_key_id: keyA, bound_key_name: 'fleet-a' });
     expect(detail.body.bound_at).toEqual(expect.any(String));
-    expect((await get(`/hosts/${a.id}`)).body).toMatchObject({ pending_changes: 2, agent_instance_id: `inst-${a.hostname}` });
+    expect((await get(`/hosts/${a.id}`, admin)).body).toMatchObject({
+      pending_changes: 2,
+      agent_instance_id: `inst-${a.hostname}`,
+    });
+    // A monitor sees the host and its pending changes, not its bound instance (issue 33).
+    expect((await get(`/hosts/${a.id}`)).body).toMatchObject({ pending_changes: 2, agent_instance_id: null });
   });
 
   it('a monitor may not decide: 403 on every decision route, nothing changes', async () => {
@@ -281,12 +297,15 @@ describe('accepting and rejecting one change', () => {
 });
 
 describe('bulk decisions', () => {
-  it('accepts a list of ids with per-id outcomes: an already decided and an unknown id do not stop the rest', async () => {
+  it('accepts the changes shown with per-id outcomes: an already decided and an unknown id do not stop the rest', async () => {
     const [a, b, c] = [await hostWithFacts('bulk'), await hostWithFacts('bulk'), await hostWithFacts('bulk')];
+    const seen = await shown(a.change, b.change);
     expect((await post(`/host-changes/${b.change}/reject`, undefined, admin2)).status).toBe(200);
-    const r = await post('/host-changes/accept', { ids: [a.change, b.change, 987654, c.change] });
+    const r = await post('/host-changes/accept', {
+      changes: [...seen, { id: 987654, proposed: {} }, ...(await shown(c.change))],
+    });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ decided: 2, conflicts: 1, not_found: 1, remaining: 0 });
+    expect(r.body).toMatchObject({ decided: 2, conflicts: 1, refused: 0, not_found: 1, remaining: 0 });
     expect(r.body.items).toEqual([
       { id: a.change, outcome: 'accepted', status: 'accepted', host_id: a.id, hostname: a.hostname, kind: 'facts' },
       {
@@ -308,7 +327,7 @@ describe('bulk decisions', () => {
     expect(bulkAudit.map((e) => e.details.bulk)).toEqual([true, true]);
   });
 
-  it('accepts or rejects all pending changes under a filter; `changes` guards each proposal', async () => {
+  it('rejects all pending changes under a filter; `changes` guards each proposal', async () => {
     const hosts = [await hostWithFacts('fleet'), await hostWithFacts('fleet'), await hostWithFacts('fleet')];
     const ident = await recordPendingChange(h.stores.pg, {
       hostId: hosts[0]!.id,
@@ -316,9 +335,12 @@ describe('bulk decisions', () => {
       proposed: { agent_instance_id: 'fleet-new', key_id: keyB },
     });
     const other = await hostWithFacts('elsewhere');
-    const r = await post('/host-changes/accept', { all: true, kind: 'facts', search: 'fleet-' });
-    expect(r.body).toMatchObject({ decided: 3, conflicts: 0, remaining: 0 });
-    for (const x of hosts) expect((await hostRow(x.id)).ipv4).toBe(`10.9.0.${x.n}`);
+    const r = await post('/host-changes/reject', { all: true, kind: 'facts', search: 'fleet-' });
+    expect(r.body).toMatchObject({ decided: 3, conflicts: 0, refused: 0, remaining: 0 });
+    for (const x of hosts) {
+      expect((await hostRow(x.id)).ipv4).toBe(`10.0.0.${x.n}`);
+      expect(await changeRow(x.change)).toMatchObject({ status: 'rejected' });
+    }
     expect(await changeRow(ident)).toMatchObject({ status: 'pending' });
     expect(await changeRow(other.change)).toMatchObject({ status: 'pending' });
 
@@ -338,11 +360,19 @@ describe('bulk decisions', () => {
   });
 
   it('refuses a body that is not exactly one selector', async () => {
-    for (const body of [{}, { ids: [] }, { ids: [1], all: true }, { ids: [1], kind: 'facts' }, { all: false }, { ids: ['x'] }]) {
-      const r = await post('/host-changes/accept', body);
-      expect(r.status, JSON.stringify(body)).toBe(400);
-      expect(r.body.error.message).toEqual(expect.any(String));
-    }
+    for (const path of ['/host-changes/accept', '/host-changes/reject'])
+      for (const body of [
+        {},
+        { ids: [] },
+        { ids: [1], all: true },
+        { ids: [1], kind: 'facts' },
+        { all: false },
+        { ids: ['x'] },
+      ]) {
+        const r = await post(path, body);
+        expect(r.status, `${path} ${JSON.stringify(body)}`).toBe(400);
+        expect(r.body.error.message).toEqual(expect.any(String));
+      }
   });
 });
 
@@ -350,10 +380,11 @@ describe('concurrency', () => {
   it('two admins accepting the same change at once: exactly one applies it, the other gets 409', async () => {
     for (let round = 0; round < 3; round++) {
       const a = await hostWithFacts('race');
+      const seen = await shown(a.change);
       const results = await Promise.all([
         post(`/host-changes/${a.change}/accept`, undefined, admin),
         post(`/host-changes/${a.change}/accept`, undefined, admin2),
-        post('/host-changes/accept', { ids: [a.change] }, admin2),
+        post('/host-changes/accept', { changes: seen }, admin2),
         post(`/host-changes/${a.change}/reject`, undefined, admin),
       ]);
       const decided = results.filter((r) => r.status === 200 && (r.body.status !== undefined || r.body.decided === 1));
@@ -361,6 +392,233 @@ describe('concurrency', () => {
       expect(results.filter((r) => r.status === 409 || r.body.conflicts === 1)).toHaveLength(3);
       const entries = (await h.stores.pg.query(`SELECT action FROM audit_log WHERE target = $1`, [a.hostname])).rows;
       expect(entries).toHaveLength(1);
+    }
+  });
+});
+
+describe('a bulk accept applies only what the admin saw (issue 33 item 4)', () => {
+  it('answers 400 to ids and all: true and applies nothing; a bulk reject still takes them', async () => {
+    const a = await hostWithFacts('seen');
+    for (const body of [{ ids: [a.change] }, { all: true }, { all: true, host_id: a.id }]) {
+      const r = await post('/host-changes/accept', body);
+      expect(r.status, JSON.stringify(body)).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'BAD_REQUEST', message: expect.stringContaining('changes: [{id, proposed}]') });
+    }
+    expect(await changeRow(a.change)).toMatchObject({ status: 'pending' });
+    expect(await hostRow(a.id)).toMatchObject({ ipv4: `10.0.0.${a.n}` });
+    expect((await auditOf('host.change.accept')).filter((e) => e.target === a.hostname)).toEqual([]);
+    const r = await post('/host-changes/reject', { ids: [a.change] });
+    expect(r.body).toMatchObject({ decided: 1, items: [{ id: a.change, outcome: 'rejected' }] });
+  });
+
+  it('an identity proposal replaced after the admin listed it is not applied', async () => {
+    const a = await hostWithFacts('late');
+    const idc = await recordPendingChange(h.stores.pg, {
+      hostId: a.id,
+      kind: 'identity',
+      proposed: { agent_instance_id: 'reinstalled-late', key_id: keyA },
+      current: { agent_instance_id: `inst-${a.hostname}`, key_id: keyA },
+      agent_instance_id: 'reinstalled-late',
+      key_id: keyA,
+    });
+    const seen = await shown(a.change, idc);
+    // After the admin looked, another report replaces the proposal (the same pending change, a new agent and address).
+    const replaced = await recordPendingChange(h.stores.pg, {
+      hostId: a.id,
+      kind: 'identity',
+      proposed: { agent_instance_id: 'attacker', key_id: keyB, ipv4: '203.0.113.66', internal_address: '203.0.113.66' },
+      agent_instance_id: 'attacker',
+      key_id: keyB,
+    });
+    expect(replaced).toBe(idc);
+    const before = await hostRow(a.id);
+    const r = await post('/host-changes/accept', { changes: seen });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ decided: 1, conflicts: 1, refused: 0, not_found: 0 });
+    expect(r.body.items).toEqual([
+      expect.objectContaining({ id: a.change, outcome: 'accepted' }),
+      expect.objectContaining({ id: idc, outcome: 'conflict', reason: 'CHANGED', status: 'pending' }),
+    ]);
+    expect(await hostRow(a.id)).toMatchObject({
+      agent_instance_id: before.agent_instance_id,
+      bound_key_id: keyA,
+      bound_at: before.bound_at,
+      ipv4: `10.9.0.${a.n}`,
+    });
+    // Nor by the id the admin ticked, whatever is pending under it now.
+    expect((await post('/host-changes/accept', { ids: [idc] })).status).toBe(400);
+    expect(await changeRow(idc)).toMatchObject({ status: 'pending' });
+    expect(await hostRow(a.id)).toMatchObject({ agent_instance_id: before.agent_instance_id, bound_key_id: keyA });
+  });
+
+  it('refuses identity and certificate changes in a bulk accept (ONE_BY_ONE); the one-change route accepts them', async () => {
+    const a = await hostWithFacts('onebyone');
+    const problem = await openIdentityConflict(h.stores.pg, a.hostname);
+    const idc = await recordPendingChange(h.stores.pg, {
+      hostId: a.id,
+      kind: 'identity',
+      proposed: { agent_instance_id: 'reinstalled-1b1', key_id: keyB },
+      current: { agent_instance_id: `inst-${a.hostname}`, key_id: keyA },
+      agent_instance_id: 'reinstalled-1b1',
+      key_id: keyB,
+    });
+    const win = await insertBoundHost(h.stores.pg, {
+      hostname: 'onebyone-win',
+      os_family: 'windows',
+      product: 'rdp-login-monitor',
+    });
+    const sha = 'cd'.repeat(32);
+    const cert = await recordPendingChange(h.stores.pg, {
+      hostId: win,
+      kind: 'winrm_certificate',
+      proposed: { cert_sha256: sha },
+    });
+    const before = await hostRow(a.id);
+
+    const r = await post('/host-changes/accept', { changes: await shown(idc, a.change, cert) });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ decided: 1, conflicts: 0, refused: 2, not_found: 0, remaining: 0 });
+    expect(r.body.items).toEqual([
+      {
+        id: idc,
+        outcome: 'refused',
+        reason: 'ONE_BY_ONE',
+        status: 'pending',
+        host_id: a.id,
+        hostname: a.hostname,
+        kind: 'identity',
+      },
+      { id: a.change, outcome: 'accepted', status: 'accepted', host_id: a.id, hostname: a.hostname, kind: 'facts' },
+      {
+        id: cert,
+        outcome: 'refused',
+        reason: 'ONE_BY_ONE',
+        status: 'pending',
+        host_id: win,
+        hostname: 'onebyone-win',
+        kind: 'winrm_certificate',
+      },
+    ]);
+    // The facts were applied; the binding, the pinned certificate and the identity problem were not touched.
+    expect(await hostRow(a.id)).toMatchObject({
+      agent_instance_id: before.agent_instance_id,
+      bound_key_id: keyA,
+      ipv4: `10.9.0.${a.n}`,
+    });
+    expect(await hostRow(win)).toMatchObject({ winrm_cert_sha256: null });
+    expect([await changeRow(idc), await changeRow(cert)]).toEqual([
+      expect.objectContaining({ status: 'pending', decided_by: null }),
+      expect.objectContaining({ status: 'pending', decided_by: null }),
+    ]);
+    expect((await get(`/problems/${problem}`)).body.status).toBe('open');
+    expect((await auditOf('host.change.accept')).filter((e) => [idc, cert].includes(e.details.change_id))).toEqual([]);
+
+    // One by one, each after a look: accepted.
+    const one = await post(`/host-changes/${idc}/accept`, { proposed: (await shown(idc))[0]!.proposed });
+    expect(one.status).toBe(200);
+    expect(await hostRow(a.id)).toMatchObject({ agent_instance_id: 'reinstalled-1b1', bound_key_id: keyB });
+    expect((await get(`/problems/${problem}`)).body.status).toBe('resolved');
+    expect((await post(`/host-changes/${cert}/accept`)).status).toBe(200);
+    expect(await hostRow(win)).toMatchObject({ winrm_cert_sha256: sha });
+  });
+});
+
+describe('agent instance ids are for admins only (issue 33 item 3)', () => {
+  /** A phone enrolled for the user (the admin's own with {}), as the mobile app does; its access token. */
+  async function enrollPhone(body: object): Promise<string> {
+    const c = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/devices/enrollment-codes',
+      headers: { authorization: `Bearer ${admin}` },
+      payload: body,
+    });
+    expect(c.statusCode).toBe(201);
+    const e = await h.app.inject({
+      method: 'POST',
+      url: '/api/v1/mobile/enroll',
+      payload: { code: c.json().code, device_uuid: randomUUID(), name: 'phone', platform: 'android' },
+    });
+    expect(e.statusCode).toBe(200);
+    return e.json().access_token as string;
+  }
+
+  it('a monitor and any phone read hosts, changes, events and identity problems without them; an admin sees them', async () => {
+    const a = await hostWithFacts('idvis');
+    const bound = `inst-${a.hostname}`;
+    const idc = await recordPendingChange(h.stores.pg, {
+      hostId: a.id,
+      kind: 'identity',
+      proposed: { agent_instance_id: 'inst-other-idvis', key_id: keyB },
+      current: { agent_instance_id: bound, key_id: keyA },
+      agent_instance_id: 'inst-other-idvis',
+      key_id: keyB,
+    });
+    // As correlate's identity rule records it (processors/src/correlate/rules/identity.ts).
+    const seenOther = { agent_instance_id: 'inst-other-idvis', key_id: keyB };
+    const problem = await openIdentityConflict(h.stores.pg, a.hostname, {
+      bound: { agent_instance_id: bound, key_id: keyA },
+      latest: seenOther,
+      recent: [seenOther],
+    });
+    const env = makeEnvelope({
+      source: { product: 'ssh-monitor', product_version: '2.4.1', agent_instance_id: bound },
+      host: { hostname: a.hostname, os_family: 'linux', ipv4: `10.0.0.${a.n}` },
+    });
+    await insertEnvelopes(h.stores.ch, [env]);
+    const eventId = env.event.event_id;
+    const reads = [
+      `/hosts/${a.id}`,
+      `/host-changes?host_id=${a.id}`,
+      `/host-changes/${idc}`,
+      `/events/${eventId}`,
+      `/problems/${problem}`,
+      `/problems?host=${a.hostname}`,
+    ];
+
+    // An admin's browser session: every instance id.
+    const forAdmin = Object.fromEntries(await Promise.all(reads.map(async (p) => [p, await get(p, admin)] as const)));
+    for (const p of reads) expect(forAdmin[p]!.status, p).toBe(200);
+    expect(forAdmin[`/hosts/${a.id}`]!.body.agent_instance_id).toBe(bound);
+    expect(forAdmin[`/host-changes/${idc}`]!.body).toMatchObject({
+      agent_instance_id: 'inst-other-idvis',
+      proposed: { agent_instance_id: 'inst-other-idvis' },
+      current: { agent_instance_id: bound },
+    });
+    expect(
+      forAdmin[`/host-changes?host_id=${a.id}`]!.body.items.map((c: { agent_instance_id: string }) => c.agent_instance_id),
+    ).toEqual([bound, 'inst-other-idvis']);
+    expect(forAdmin[`/events/${eventId}`]!.body.event.source).toEqual({
+      product: 'ssh-monitor',
+      product_version: '2.4.1',
+      agent_instance_id: bound,
+    });
+    expect(forAdmin[`/problems/${problem}`]!.body.details).toMatchObject({ bound: { agent_instance_id: bound } });
+
+    // A monitor: the same reads, no instance id anywhere (null where the field is required).
+    for (const p of reads) {
+      const r = await get(p, monitor);
+      expect(r.status, p).toBe(200);
+      expect(JSON.stringify(r.body), p).not.toContain('inst-');
+    }
+    expect((await get(`/hosts/${a.id}`)).body).toMatchObject({ agent_instance_id: null, bound_key_id: keyA });
+    const one = (await get(`/host-changes/${idc}`)).body;
+    expect(one).toMatchObject({ agent_instance_id: null, proposed: { key_id: keyB }, current: { key_id: keyA } });
+    expect(Object.keys(one.proposed)).not.toContain('agent_instance_id');
+    expect((await get(`/events/${eventId}`)).body.event.source).toEqual({ product: 'ssh-monitor', product_version: '2.4.1' });
+    expect((await get(`/problems/${problem}`)).body.details).toEqual({
+      bound: { key_id: keyA },
+      latest: { key_id: keyB },
+      recent: [{ key_id: keyB }],
+    });
+
+    // A phone, the admin's own included (a device token is a phone, not an admin session): events and problems only, without them.
+    for (const phone of [await enrollPhone({}), await enrollPhone({ user_id: monitorId })]) {
+      for (const p of [`/events/${eventId}`, `/problems/${problem}`, `/problems?host=${a.hostname}`]) {
+        const r = await get(p, phone);
+        expect(r.status, p).toBe(200);
+        expect(JSON.stringify(r.body), p).not.toContain('inst-');
+      }
+      expect((await get(`/hosts/${a.id}`, phone)).status).toBe(403);
     }
   });
 });

@@ -1,25 +1,30 @@
 // Pending host changes (issue 21, core/src/hosts/changes.ts): what a host's agent reported that differs
 // from its confirmed facts, another agent instance speaking for it (an identity conflict), or a new WinRM
-// certificate. Any user may read them; only an admin accepts (applies them to the host) or rejects them,
-// one by one or in bulk (api/ACTIONS.md, "Host changes").
+// certificate. Any user may read them (agent instance ids: admins only, instance-ids.ts); only an admin
+// accepts (applies them to the host) or rejects them, one by one or in bulk (api/ACTIONS.md, "Host changes").
 //   GET  /host-changes                     list (kind, host_id, search, status; paging)
 //   GET  /host-changes/{id}                one
 //   POST /host-changes/{id}/accept|reject  one (409 when no longer pending or changed)
-//   POST /host-changes/accept|reject       bulk: {ids} | {changes: [{id, proposed}]} | {all: true, kind?, host_id?, search?}
+//   POST /host-changes/accept              bulk: {changes: [{id, proposed}]} only (what the admin saw), identity
+//                                          and certificate changes refused (ONE_BY_ONE: accept them one by one)
+//   POST /host-changes/reject              bulk: {ids} | {changes: [{id, proposed}]} | {all: true, kind?, host_id?, search?}
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import {
+  BulkAcceptSelectorError,
   decideHostChanges,
   getHostChange,
   HOST_CHANGE_KINDS,
   HOST_CHANGE_STATUSES,
   listHostChanges,
+  ONE_BY_ONE_KINDS,
   type HostChange,
   type HostChangeDecision,
   type HostChangeDecisionResult,
   type HostChangeSelector,
 } from '@watchpost/core';
 import { ApiError, notFound } from '../errors.ts';
+import { ADMIN_ONLY_INSTANCE, seesInstanceIds, withoutInstanceIds } from '../instance-ids.ts';
 import { isHidden, loadTypeSettings } from '../queries/type-settings.ts';
 import { errorRef, pageFields, pagingQuery } from './read-schemas.ts';
 import type { ApiDeps } from '../types.ts';
@@ -37,14 +42,15 @@ const factsSchema = {
   additionalProperties: true,
   description:
     'Host facts and binding: any of os_family, product, fqdn, ipv4, internal_address (facts), agent_instance_id and key_id ' +
-    '(identity), cert_sha256 (winrm_certificate)',
+    `(identity), cert_sha256 (winrm_certificate). agent_instance_id: ${ADMIN_ONLY_INSTANCE}; in an identity proposal, null ` +
+    'means the reporting events carry no instance id (accepting binds the host to no instance)',
   properties: {
     os_family: nstr,
     product: nstr,
     fqdn: nstr,
     ipv4: nstr,
     internal_address: nstr,
-    agent_instance_id: nstr,
+    agent_instance_id: { ...nstr, description: ADMIN_ONLY_INSTANCE },
     key_id: { type: 'integer', nullable: true },
     cert_sha256: nstr,
     cert_subject: { ...nstr, description: 'winrm_certificate: the subject of the certificate the host presented' },
@@ -85,7 +91,8 @@ const changeSchema = {
       enum: [...HOST_CHANGE_KINDS],
       description:
         'facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or ' +
-        'key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the ' +
+        'key speaks for the host, or an event without an instance id for a host bound to one (an identity conflict, also ' +
+        'a host_identity_conflict problem; accepted one by one only); winrm_certificate (accepted one by one only): the ' +
         "host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only " +
         'when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is ' +
         'unconfirmed and no credentialed action runs against it',
@@ -93,7 +100,7 @@ const changeSchema = {
     status: { type: 'string', enum: [...HOST_CHANGE_STATUSES] },
     proposed: { ...factsSchema, description: 'what accepting applies to the host' },
     current: { ...factsSchema, description: 'the confirmed values when the change was first seen' },
-    agent_instance_id: { ...nstr, description: 'agent instance of the event that proposed it' },
+    agent_instance_id: { ...nstr, description: `agent instance of the event that proposed it; ${ADMIN_ONLY_INSTANCE}` },
     key_id: { type: 'integer', nullable: true, description: 'agent key of that event' },
     key_name: { ...nstr, description: 'name of the proposed agent key' },
     current_key_name: { ...nstr, description: 'name of the agent key in `current` (the bound key)' },
@@ -138,7 +145,8 @@ const bulkBody = {
   additionalProperties: false,
   description:
     'Exactly one of `ids`, `changes` (ids with the proposal shown, decided only while unchanged) or `all: true` (every pending ' +
-    `change under kind, host_id and search, at most ${BULK_LIMIT} a call; \`remaining\` says how many are left).`,
+    `change under kind, host_id and search, at most ${BULK_LIMIT} a call; \`remaining\` says how many are left). A bulk ` +
+    'accept takes `changes` only (400 otherwise): it applies nothing the admin did not see.',
   properties: {
     ids: { type: 'array', minItems: 1, maxItems: BULK_LIMIT, uniqueItems: true, items: { type: 'integer', minimum: 1 } },
     changes: {
@@ -167,10 +175,13 @@ const outcomeSchema = {
     id: { type: 'integer' },
     outcome: {
       type: 'string',
-      enum: ['accepted', 'rejected', 'conflict', 'not_found'],
-      description: 'accepted/rejected: decided by this call; conflict: no longer pending (or changed); not_found: no such change',
+      enum: ['accepted', 'rejected', 'conflict', 'refused', 'not_found'],
+      description:
+        'accepted/rejected: decided by this call; conflict: no longer pending (ALREADY_DECIDED) or changed (CHANGED); ' +
+        'refused: an identity or winrm_certificate change in a bulk accept (ONE_BY_ONE: still pending, accept it with ' +
+        'POST /host-changes/{id}/accept); not_found: no such change',
     },
-    reason: { type: 'string', enum: ['ALREADY_DECIDED', 'CHANGED'] },
+    reason: { type: 'string', enum: ['ALREADY_DECIDED', 'CHANGED', 'ONE_BY_ONE'] },
     status: { type: 'string', enum: [...HOST_CHANGE_STATUSES], description: "the change's status after this call" },
     host_id: { type: 'integer' },
     hostname: { type: 'string' },
@@ -180,10 +191,11 @@ const outcomeSchema = {
 
 const bulkResponse = {
   type: 'object',
-  required: ['decided', 'conflicts', 'not_found', 'remaining', 'items'],
+  required: ['decided', 'conflicts', 'refused', 'not_found', 'remaining', 'items'],
   properties: {
     decided: { type: 'integer', description: 'changes this call accepted or rejected' },
     conflicts: { type: 'integer', description: 'changes no longer pending (another decision came first) or changed' },
+    refused: { type: 'integer', description: 'identity and certificate changes a bulk accept left pending (ONE_BY_ONE)' },
     not_found: { type: 'integer' },
     remaining: { type: 'integer', description: 'with `all`: pending changes still matching the filters (call again)' },
     items: { type: 'array', items: outcomeSchema, description: 'one outcome per change, in the order asked' },
@@ -191,7 +203,8 @@ const bulkResponse = {
 } as const;
 
 const iso = (d: Date | null) => (d === null ? null : new Date(d).toISOString());
-const toItem = (c: HostChange) => ({
+/** A change as the API shows it; without instance ids unless the caller sees them (instance-ids.ts). */
+const toItem = (c: HostChange, seesIds: boolean) => ({
   ...c,
   id: Number(c.id),
   host_id: Number(c.host_id),
@@ -199,6 +212,9 @@ const toItem = (c: HostChange) => ({
   first_seen: iso(c.first_seen)!,
   last_seen: iso(c.last_seen)!,
   decided_at: iso(c.decided_at),
+  ...(seesIds
+    ? {}
+    : { agent_instance_id: null, proposed: withoutInstanceIds(c.proposed), current: withoutInstanceIds(c.current) }),
 });
 
 /** Tells the live view about the host_identity_conflict problems a decision resolved (as POST /problems/{id}/resolve does). */
@@ -245,7 +261,8 @@ const hostChangesRoutes: FastifyPluginAsync = async (app) => {
         q.page_size,
         (q.page - 1) * q.page_size,
       );
-      return { total: r.total, page: q.page, page_size: q.page_size, items: r.rows.map(toItem) };
+      const seesIds = seesInstanceIds(req);
+      return { total: r.total, page: q.page, page_size: q.page_size, items: r.rows.map((c) => toItem(c, seesIds)) };
     },
   );
 
@@ -264,7 +281,7 @@ const hostChangesRoutes: FastifyPluginAsync = async (app) => {
     async (req) => {
       const c = await getHostChange(pg, req.params.id);
       if (!c) throw notFound('host change');
-      return toItem(c);
+      return toItem(c, seesInstanceIds(req));
     },
   );
 
@@ -274,8 +291,13 @@ const hostChangesRoutes: FastifyPluginAsync = async (app) => {
       decision === 'accept'
         ? 'Applies `proposed` to the host in one transaction (facts: os_family, product, fqdn, ipv4, internal_address; ' +
           'identity: those and the binding: agent_instance_id, agent key, bound_at; winrm_certificate: the pinned certificate) ' +
-          'and marks the change accepted.'
+          'and marks the change accepted. The only way to accept an identity or winrm_certificate change (never in bulk).'
         : 'Marks the change rejected; the host keeps its confirmed facts and binding.';
+    const bulkAcceptNote =
+      'A bulk accept applies only what the admin saw: it takes `changes` (each id with the proposal shown) and answers 400 ' +
+      'BAD_REQUEST to `ids` or `all: true` (those reject only). Identity and winrm_certificate changes are never accepted ' +
+      `in bulk: each is answered \`refused\`, reason ONE_BY_ONE, and stays pending (${ONE_BY_ONE_KINDS.join(', ')}: ` +
+      'POST /host-changes/{id}/accept after comparing it).';
     const problemNote =
       ' Deciding an identity change (either way) resolves the host_identity_conflict problem of the host (resolved_by manual). ' +
       `Audited as host.change.${decision}.`;
@@ -319,7 +341,7 @@ const hostChangesRoutes: FastifyPluginAsync = async (app) => {
           );
         }
         await publishResolved(deps, req, r);
-        return toItem((await getHostChange(pg, id))!);
+        return toItem((await getHostChange(pg, id))!, seesInstanceIds(req));
       },
     );
 
@@ -334,7 +356,7 @@ const hostChangesRoutes: FastifyPluginAsync = async (app) => {
           description:
             `Each change as POST /host-changes/{id}/${decision} does, all in ONE transaction; a change no longer pending (or ` +
             'changed) is answered `conflict` in `items` and the rest are decided. 400 unless exactly one of ids, changes or ' +
-            `all is given. ${problemNote}`,
+            `all is given. ${decision === 'accept' ? bulkAcceptNote : ''}${problemNote}`,
           body: bulkBody,
           response: { 200: bulkResponse },
         },
@@ -352,12 +374,22 @@ const hostChangesRoutes: FastifyPluginAsync = async (app) => {
           : b.changes
             ? { changes: b.changes.map((c) => ({ id: c.id, proposed: c.proposed as Record<string, unknown> })) }
             : { ids: b.ids! };
-        const r = await decideHostChanges(pg, selector, decision, { username: req.user!.username, address: req.ip });
+        // A bulk accept by ids or filter would apply whatever is pending when it runs, seen or not (issue 33 item 4).
+        const r = await decideHostChanges(
+          pg,
+          selector,
+          decision,
+          { username: req.user!.username, address: req.ip },
+          { bulk: true },
+        ).catch((err: unknown) => {
+          throw err instanceof BulkAcceptSelectorError ? new ApiError(400, 'BAD_REQUEST', err.message) : err;
+        });
         await publishResolved(deps, req, r);
         const count = (f: (o: (typeof r.outcomes)[number]) => boolean) => r.outcomes.filter(f).length;
         return {
           decided: count((o) => o.outcome === 'accepted' || o.outcome === 'rejected'),
           conflicts: count((o) => o.outcome === 'conflict'),
+          refused: count((o) => o.outcome === 'refused'),
           not_found: count((o) => o.outcome === 'not_found'),
           remaining: r.remaining,
           items: r.outcomes,

@@ -5,6 +5,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { audit, resetSshHostKey } from '@watchpost/core';
 import { notFound } from '../errors.ts';
+import { seesInstanceIds } from '../instance-ids.ts';
 import { deleteHost, getHost, listHosts } from '../queries/hosts.ts';
 import { loadTypeSettings } from '../queries/type-settings.ts';
 import { withVersionFlags } from '../queries/versions.ts';
@@ -84,6 +85,8 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
       const ts = await loadTypeSettings(pg);
       const h = await getHost(pg, ts, config.heartbeat, req.params.id);
       if (!h) throw notFound('host');
+      // The bound instance id, with the fleet key, would fetch this host's agent commands: admins only.
+      if (!seesInstanceIds(req)) h.agent_instance_id = null;
       return (await withVersionFlags(pg, config.actions, [h]))[0];
     },
   );

@@ -5,6 +5,8 @@
 // Each helper adds its own import lines here (small edits).
 import type { FastifyPluginAsync } from 'fastify';
 import authRoutes from './auth.ts';
+import authMfaRoutes from './auth-mfa.ts';
+import accountRoutes from './account.ts';
 import usersRoutes from './users.ts';
 import settingsRoutes from './settings.ts';
 import auditRoutes from './audit.ts';
@@ -32,6 +34,8 @@ import systemRoutes from './system.ts';
 
 export const routePlugins: FastifyPluginAsync[] = [
   authRoutes,
+  authMfaRoutes,
+  accountRoutes,
   usersRoutes,
   settingsRoutes,
   auditRoutes,

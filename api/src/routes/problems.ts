@@ -8,6 +8,7 @@ import { SEVERITIES, type Severity } from '@watchpost/schemas';
 import type { ApiDeps } from '../types.ts';
 import { publishProblemAct } from '../stream/publish.ts';
 import { ApiError, notFound } from '../errors.ts';
+import { seesInstanceIds, withoutInstanceIds } from '../instance-ids.ts';
 import {
   applyProblemAction,
   applyProblemActions,
@@ -31,6 +32,11 @@ import {
 } from './read-schemas.ts';
 
 const tags = ['problems', 'mobile'];
+
+/** A problem as the caller may see it: a host_identity_conflict's details name agent instance ids (admins only). */
+function forCaller<P extends { details: Record<string, unknown> }>(req: FastifyRequest, p: P): P {
+  return seesInstanceIds(req) ? p : { ...p, details: withoutInstanceIds(p.details) };
+}
 const STATUS_LIST_PATTERN = `^(${PROBLEM_STATUSES.join('|')})(,(${PROBLEM_STATUSES.join('|')}))*$`;
 const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'string', format: 'uuid' } } } as const;
 type IdParams = FromSchema<typeof idParams>;
@@ -171,7 +177,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
     async (req) => {
       const q = req.query;
       const ts = await loadTypeSettings(pg);
-      return listProblems(
+      const page = await listProblems(
         pg,
         ts,
         {
@@ -186,6 +192,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
         new Date(),
         q.sort,
       );
+      return { ...page, items: page.items.map((p) => forCaller(req, p)) };
     },
   );
 
@@ -204,7 +211,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
     async (req) => {
       const p = await getProblem(pg, await loadTypeSettings(pg), req.params.id);
       if (!p) throw notFound('problem');
-      return p;
+      return forCaller(req, p);
     },
   );
 
@@ -256,7 +263,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
         }
         await auditAct(deps, req, req.params.id, action, message, false);
         await publishAct(req, req.params.id, action);
-        return (await getProblem(pg, await loadTypeSettings(pg), req.params.id))!;
+        return forCaller(req, (await getProblem(pg, await loadTypeSettings(pg), req.params.id))!);
       },
     );
   }

@@ -1,6 +1,7 @@
 // JSON schemas shared by the read routes (events, hosts, problems, dashboards). Response schemas list
 // every property: fastify's serializer drops anything a schema does not name.
 import { SEVERITIES } from '@watchpost/schemas';
+import { ADMIN_ONLY_INSTANCE } from '../instance-ids.ts';
 
 const SEV = `(${SEVERITIES.join('|')})`;
 export const SEVERITY_LIST_PATTERN = `^${SEV}(,${SEV})*$`;
@@ -64,7 +65,11 @@ export const eventDetailSchema = {
   properties: {
     ...eventRowSchema.properties,
     hidden: { type: 'boolean', description: 'the type is hidden from lists by the visibility setting' },
-    event: { type: 'object', additionalProperties: true, description: 'the full event as sent by the agent (schema v1)' },
+    event: {
+      type: 'object',
+      additionalProperties: true,
+      description: `the full event as sent by the agent (schema v1); source.agent_instance_id: ${ADMIN_ONLY_INSTANCE}`,
+    },
   },
 } as const;
 
@@ -119,7 +124,7 @@ export const hostDetailSchema = {
     timezone: nstr,
     agent_instance_id: {
       ...nstr,
-      description: 'the bound agent instance (set by the first events, changed only by an accepted identity change)',
+      description: `the bound agent instance (set by the first events, changed only by an accepted identity change); ${ADMIN_ONLY_INSTANCE}`,
     },
     internal_address: nstr,
     known_ipv4: {
@@ -176,7 +181,11 @@ export const problemRowSchema = {
     resolved_message: { ...nstr, description: "the operator's message on the current manual resolution" },
     reopened_count: int,
     rdg_flap: { type: 'boolean' },
-    details: { type: 'object', additionalProperties: true },
+    details: {
+      type: 'object',
+      additionalProperties: true,
+      description: `what the rule recorded; agent_instance_id keys (a host_identity_conflict's bound, latest, recent): ${ADMIN_ONLY_INSTANCE}`,
+    },
   },
 } as const;
 

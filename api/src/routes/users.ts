@@ -1,10 +1,12 @@
-// Users management (admin only): list, create, edit role and active flag, reset password, remove.
+// Users management (admin only): list, create, edit role and active flag, reset password, reset the
+// second factor of a user locked out of it, remove.
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { ApiError, notFound } from '../errors.ts';
 import {
   audit,
   createUser,
+  getUserById,
   InvalidUsernameError,
   LastAdminError,
   listUsers,
@@ -16,6 +18,7 @@ import {
   UserExistsError,
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
+  removeTotp,
   type UserRecord,
 } from '@watchpost/core';
 
@@ -25,12 +28,13 @@ const role = { type: 'string', enum: USER_ROLES } as const;
 
 const userSchema = {
   type: 'object',
-  required: ['id', 'username', 'role', 'active', 'created_at', 'updated_at'],
+  required: ['id', 'username', 'role', 'active', 'totp_enabled', 'created_at', 'updated_at'],
   properties: {
     id: { type: 'integer' },
     username: { type: 'string' },
     role,
     active: { type: 'boolean' },
+    totp_enabled: { type: 'boolean', description: 'the user has an active second factor (TOTP)' },
     created_at: { type: 'string', format: 'date-time' },
     updated_at: { type: 'string', format: 'date-time' },
   },
@@ -57,6 +61,7 @@ const view = (u: UserRecord) => ({
   username: u.username,
   role: u.role,
   active: u.active,
+  totp_enabled: u.totpEnabled,
   created_at: u.createdAt.toISOString(),
   updated_at: u.updatedAt.toISOString(),
 });
@@ -154,7 +159,11 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
         operationId: 'setUserPassword',
         tags,
         summary: 'Reset a user’s password',
-        description: 'Every access and refresh token issued to the user before is refused from now on.',
+        description:
+          'Every access and refresh token issued to the user before is refused from now on: their browser sessions end, ' +
+          'their mobile devices are signed out (they enrol again), and the login device cookies of their browsers stop ' +
+          'exempting them from the login lockout. The second factor stays (DELETE /api/v1/users/{id}/totp removes it). ' +
+          'To change your own password use POST /api/v1/account/password, which keeps your session.',
         params: idParams,
         body: passwordBody,
         response: { 204: { description: 'password changed', type: 'null' }, 404: { description: 'NOT_FOUND' } },
@@ -164,6 +173,38 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
       const u = await resetPassword(pg, req.params.id, req.body.password);
       if (!u) throw notFound('user');
       await audit(pg, { actor: req.user!.username, address: req.ip, action: 'user.password_reset', target: u.username });
+      return reply.code(204).send();
+    },
+  );
+
+  app.delete<{ Params: IdParams }>(
+    '/users/:id/totp',
+    {
+      config: { access: 'admin' },
+      schema: {
+        operationId: 'resetUserTotp',
+        tags,
+        summary: 'Remove a user’s second factor (a user locked out of it)',
+        description:
+          'For a user who lost both the authenticator app and the recovery codes: removes the TOTP secret and the recovery ' +
+          'codes, so the user logs in with the password alone and can enrol again. Their sessions go on (reset the password ' +
+          'too when the factor may be in other hands). Audited as user.totp_reset. 404 NOT_FOUND also when the user has ' +
+          'no second factor; 409 SELF_RESET for your own (use POST /api/v1/account/totp/disable, which asks for your ' +
+          'password and a code: a stolen session cannot remove the factor).',
+        params: idParams,
+        response: {
+          204: { description: 'removed', type: 'null' },
+          404: { description: 'NOT_FOUND' },
+          409: { description: 'SELF_RESET' },
+        },
+      },
+    },
+    async (req, reply) => {
+      if (req.params.id === req.user!.id)
+        throw new ApiError(409, 'SELF_RESET', 'use your account’s security page to remove your own second factor');
+      const target = await getUserById(pg, req.params.id);
+      if (!target || !(await removeTotp(pg, target.id))) throw notFound('second factor of that user');
+      await audit(pg, { actor: req.user!.username, address: req.ip, action: 'user.totp_reset', target: target.username });
       return reply.code(204).send();
     },
   );

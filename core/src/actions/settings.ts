@@ -87,9 +87,9 @@ export function winrmRefusal(
   if (automatic && (s.transport !== 'https' || !s.verifyTls))
     return 'the automatic update over WinRM needs HTTPS with the certificate check (the host address comes from its events); start it by hand';
   if (s.transport === 'http' && s.auth === 'basic')
-    return 'WinRM Basic authentication over HTTP would send the administrator password readable to whatever answers at the host address: use HTTPS (port 5986), or NTLM with plain HTTP allowed';
+    return 'WinRM Basic authentication over HTTP would send the administrator password readable to whatever answers at the host address: use HTTPS (port 5986) with a certificate an admin accepts (api/ACTIONS.md)';
   if (s.transport === 'http' && !s.allowUnencrypted)
-    return "WinRM over HTTP cannot verify the host: whatever answers at the host address would get the administrator's NTLMv2 response (messages are sealed, but the response can be cracked offline or relayed): use HTTPS (port 5986), or allow plain HTTP in Settings → Remote access (what `winrm quickconfig` sets up)";
+    return "WinRM over HTTP cannot verify the host: whatever answers at the host address would get the administrator's NTLMv2 response (messages are sealed, but the response can be cracked offline or relayed): use HTTPS (port 5986) with a certificate an admin accepts (api/ACTIONS.md)";
   return null;
 }
 

@@ -68,11 +68,31 @@ describe('planHosts', () => {
   it.each<[string, Map<string, ConfirmedHost>, Partial<HostObservation>, string]>([
     ['a new host is bound', new Map(), {}, 'bind'],
     ['the bound agent, same facts', known(), {}, 'bound'],
-    ['no instance id: not a conflict', known(), { agent_instance_id: undefined }, 'bound'],
+    // Issue 33 item 3: bound to an instance, an event without one is not the bound agent.
+    ['no instance id, host bound to one: a conflict', known(), { agent_instance_id: undefined }, 'conflict'],
+    [
+      'no instance id and key unknown, host bound to one: a conflict',
+      known(),
+      { agent_instance_id: null, key_id: null },
+      'conflict',
+    ],
+    [
+      'no instance id, host bound to none: its agent',
+      known({ agent_instance_id: null }),
+      { agent_instance_id: undefined },
+      'bound',
+    ],
     ['key unknown: not a conflict', known(), { key_id: null }, 'bound'],
     ['another instance', known(), { agent_instance_id: 'b' }, 'conflict'],
     ['another key', known(), { key_id: 2 }, 'conflict'],
-    ['an implausible instance counts as absent', known(), { agent_instance_id: 'x'.repeat(200) }, 'bound'],
+    ['an implausible instance counts as absent: a conflict', known(), { agent_instance_id: 'x'.repeat(200) }, 'conflict'],
+    ['a blank instance, host bound to one: a conflict', known(), { agent_instance_id: '  ' }, 'conflict'],
+    [
+      'an implausible instance, host bound to none: its agent',
+      known({ agent_instance_id: null }),
+      { agent_instance_id: 'a\u0000b' },
+      'bound',
+    ],
     ['other ipv4', known(), { ipv4: '10.0.0.6' }, 'facts'],
     ['absent ipv4 is no change', known(), { ipv4: null }, 'bound'],
     ['an ipv4 accepted before (another leg)', known({ known_ipv4: ['192.168.50.4'] }), { ipv4: '192.168.50.4' }, 'bound'],
@@ -126,6 +146,51 @@ describe('planHosts', () => {
     ]);
   });
 
+  it('an event without an instance id for a host bound to one is held as an identity change that unbinds the instance', () => {
+    const plan = planHosts(known(), [
+      obs({ agent_instance_id: undefined, display_name: 'impostor', product_version: '9', ipv4: '10.6.6.6', live: true }),
+      obs({ agent_instance_id: '', key_id: 2, ipv4: '10.6.6.7' }),
+    ]);
+    expect(plan.verdicts).toEqual([
+      { kind: 'conflict', bound: { agent_instance_id: 'a', key_id: 1 }, agent_instance_id: null, key_id: 1 },
+      { kind: 'conflict', bound: { agent_instance_id: 'a', key_id: 1 }, agent_instance_id: null, key_id: 2 },
+    ]);
+    // Neither a facts change of the bound agent nor its names and version: one identity change, the latest proposal.
+    const [h] = plan.hosts;
+    expect(h).toMatchObject({ agent_instance_id: null, display_name: null, product_version: '0.9', ipv4: '10.0.0.5' });
+    expect(h!.last_heartbeat).not.toBeNull();
+    expect(plan.changes).toEqual([
+      expect.objectContaining({
+        kind: 'identity',
+        // null, not left out: accepting binds the host to an agent that sends no instance id.
+        proposed: {
+          agent_instance_id: null,
+          key_id: 2,
+          os_family: 'linux',
+          product: 'ssh-monitor',
+          ipv4: '10.6.6.7',
+          internal_address: '10.6.6.7',
+        },
+        current: expect.objectContaining({ agent_instance_id: 'a', key_id: 1 }),
+        agent_instance_id: null,
+        key_id: 2,
+        seen_count: 2,
+      }),
+    ]);
+  });
+
+  it('within a batch: once a new host is bound to an instance, an event without one is a conflict', () => {
+    const plan = planHosts(new Map(), [obs({ agent_instance_id: 'a' }), obs({ agent_instance_id: undefined })]);
+    expect(plan.verdicts.map((v) => v.kind)).toEqual(['bind', 'conflict']);
+    // A host first bound without one (ssh-monitor's e-mails) stays open to events without one, and is filled by the first that has one.
+    const smtp = planHosts(new Map(), [
+      obs({ agent_instance_id: undefined }),
+      obs({ agent_instance_id: undefined }),
+      obs({ agent_instance_id: 'a' }),
+    ]);
+    expect(smtp.verdicts.map((v) => v.kind)).toEqual(['bind', 'bound', 'bind']);
+  });
+
   it("a new host's first facts are a pending change with nothing confirmed before (issue 33)", () => {
     const plan = planHosts(new Map(), [obs({ agent_instance_id: 'a', fqdn: 'web-01.corp', ipv4: '10.0.0.5' })]);
     expect(plan.verdicts.map((v) => v.kind)).toEqual(['bind']);
@@ -171,7 +236,10 @@ describe('planHosts', () => {
 describe('identitySuspects', () => {
   it('names the hosts where two instances or two keys meet', () => {
     const k = known();
-    expect(identitySuspects(k, [obs(), obs({ agent_instance_id: undefined })])).toEqual(new Set());
+    expect(identitySuspects(k, [obs(), obs({ key_id: null })])).toEqual(new Set());
+    // Bound to an instance: an event without one (issue 33).
+    expect(identitySuspects(k, [obs(), obs({ agent_instance_id: undefined })])).toEqual(new Set(['h']));
+    expect(identitySuspects(known({ agent_instance_id: null }), [obs({ agent_instance_id: undefined })])).toEqual(new Set());
     expect(identitySuspects(k, [obs({ agent_instance_id: 'b' })])).toEqual(new Set(['h']));
     expect(identitySuspects(k, [obs({ key_id: 3 })])).toEqual(new Set(['h']));
     expect(

@@ -10,13 +10,20 @@
 // - an event from another instance than the bound one, or under another key than the bound one (both
 //   known), is a conflict: binding and facts stay, a pending `identity` change (and, through correlate's
 //   identity rule, a high `host_identity_conflict` problem) records it;
+// - so is an event WITHOUT an instance id (or with an implausible one) for a host bound to an instance
+//   (issue 33): an instance id is an identifier, not a secret, and not optional. Counted as the bound
+//   agent, anyone holding the fleet key could pass for a host's agent by leaving the id out (its addresses
+//   would wait as the bound agent's own facts change, its names and version would be taken). Its
+//   proposal names `agent_instance_id: null`: accepting it binds the host to no instance (an agent that
+//   sends none), so its later events are no conflict;
 // - an event from the bound agent whose os_family, product, fqdn or ipv4 differ from the confirmed ones
 //   (only fields the event gives: an absent one is never a change) leaves a pending `facts` change and
 //   no problem: fleets on DHCP, or whose agent reports the first of several adapters, would page on
 //   every lease or adapter flip; the host list shows the pending change instead. An ipv4 an admin
 //   accepted before the current one (known_ipv4: a multi-homed host's other leg) is no change.
-// An event with no instance id (or an implausible one) or no known key (a message from before the
-// header) is never a conflict by the part it lacks.
+// A host bound to NO instance (ssh-monitor's e-mails carry none: ingest/src/smtp) takes any event of its
+// key as its agent's, and an event with no known key (a message from before the header) is never a
+// conflict by the key it lacks; the Windows agent always sends its instance id (AGENTS.md).
 //
 // planHosts() decides this per event, in the batch's order, against the state the batch has built so
 // far (pure: the same rows whatever the batching); correlate writes the outcome with one host upsert
@@ -110,8 +117,12 @@ export type IdentityVerdict =
 export interface HostChangeUpsert {
   hostname: string;
   kind: 'facts' | 'identity';
-  /** What accepting applies: only values the event gave (an absent fqdn/ipv4 or an unknown key/instance is not proposed). */
-  proposed: Record<string, string | number>;
+  /**
+   * What accepting applies: only values the event gave (an absent fqdn/ipv4 or an unknown key is not
+   * proposed); an identity change names agent_instance_id whenever the event or the binding has one (null:
+   * the event had none, accepting unbinds the instance).
+   */
+  proposed: Record<string, string | number | null>;
   /** The bound values when first seen: agent_instance_id, key_id and the confirmed facts. */
   current: Record<string, string | number | null>;
   agent_instance_id: string | null;
@@ -154,7 +165,12 @@ function currentOf(s: HostState): Record<string, string | number | null> {
  * (a producer retry appends the same envelope again) is therefore counted once however the batches fall,
  * and never brings back an older proposal.
  */
-function pend(s: HostState, o: HostObservation, kind: 'facts' | 'identity', proposed: Record<string, string | number>): void {
+function pend(
+  s: HostState,
+  o: HostObservation,
+  kind: 'facts' | 'identity',
+  proposed: Record<string, string | number | null>,
+): void {
   const prev = s.changes.get(kind);
   const base = prev ?? s.stored[kind];
   if (base) {
@@ -305,11 +321,13 @@ export function planHosts(known: ReadonlyMap<string, ConfirmedHost>, observation
       states.set(o.hostname, s);
     }
 
-    const otherInstance = s.instance !== null && instance !== null && instance !== s.instance;
+    // Bound to an instance: another one, or none (absent or implausible), is not the bound agent.
+    const otherInstance = s.instance !== null && instance !== s.instance;
     const otherKey = s.key !== null && o.key_id !== null && o.key_id !== s.key;
     if (otherInstance || otherKey) {
-      const proposed: Record<string, string | number> = { os_family: o.os_family, product: o.product };
-      if (instance !== null) proposed.agent_instance_id = instance;
+      const proposed: Record<string, string | number | null> = { os_family: o.os_family, product: o.product };
+      // null when the event has none: accepting must unbind the instance, or the agent's next event is a conflict again.
+      if (instance !== null || s.instance !== null) proposed.agent_instance_id = instance;
       if (o.key_id !== null) proposed.key_id = o.key_id;
       if (o.fqdn !== null) proposed.fqdn = o.fqdn;
       if (o.ipv4 !== null) proposed.ipv4 = proposed.internal_address = o.ipv4;
@@ -325,7 +343,7 @@ export function planHosts(known: ReadonlyMap<string, ConfirmedHost>, observation
       continue;
     }
 
-    // The bound agent (or one that cannot be told apart): fill a missing part of the binding.
+    // The bound agent (or, on a host bound to no instance or key, one that cannot be told apart): fill a missing part of the binding.
     let bound = false;
     if (s.instance === null && instance !== null) {
       s.instance = s.refresh.agent_instance_id = instance;
@@ -357,8 +375,9 @@ export function planHosts(known: ReadonlyMap<string, ConfirmedHost>, observation
 }
 
 /**
- * Hosts of the batch where planHosts() may find a conflict: two different instances, or two different
- * keys, among the bound values and the events. Correlate loads their identity problem before the batch.
+ * Hosts of the batch where planHosts() may find a conflict: two different instances (or an event without
+ * one after an instance is bound), or two different keys, among the bound values and the events.
+ * Correlate loads their identity problem before the batch.
  */
 export function identitySuspects(
   known: ReadonlyMap<string, ConfirmedHost>,
@@ -375,10 +394,7 @@ export function identitySuspects(
       seen.set(o.hostname, s);
     }
     const instance = plausibleInstanceId(o.agent_instance_id);
-    if (
-      (s.instance !== null && instance !== null && s.instance !== instance) ||
-      (s.key !== null && o.key_id !== null && s.key !== o.key_id)
-    )
+    if ((s.instance !== null && s.instance !== instance) || (s.key !== null && o.key_id !== null && s.key !== o.key_id))
       out.add(o.hostname);
     s.instance ??= instance;
     s.key ??= o.key_id;

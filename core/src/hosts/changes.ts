@@ -3,6 +3,9 @@
 // and a WinRM certificate that differs from the pinned one (winrm_certificate). Remote actions rely only
 // on the confirmed values, so nothing here changes the hosts row until an admin accepts. The admin lists
 // them and accepts (applies `proposed` to the hosts row) or rejects them, one by one or in bulk.
+// A bulk accept applies only what the admin saw (issue 33 item 4): each change named with the proposal
+// shown, and never an identity or certificate change (ONE_BY_ONE_KINDS); a bulk reject changes nothing
+// on a host and may name ids or everything under a filter.
 //
 // A decision (one change or a bulk) is ONE transaction: it locks the hosts first, in hostname order as
 // correlate's upsert does (so it never deadlocks with correlate), then the change rows, and applies only
@@ -22,6 +25,13 @@ export type HostChangeKind = (typeof HOST_CHANGE_KINDS)[number];
 export const HOST_CHANGE_STATUSES = ['pending', 'accepted', 'rejected'] as const;
 export type HostChangeStatus = (typeof HOST_CHANGE_STATUSES)[number];
 export type HostChangeDecision = 'accept' | 'reject';
+
+/**
+ * Kinds accepted only one by one, never in a bulk accept: accepting an identity change hands the host's
+ * command channel to another agent, a certificate change decides who the Windows administrator's
+ * credentials go to. Each needs its own look (the fingerprint, the agent it names), not a tick among many.
+ */
+export const ONE_BY_ONE_KINDS: readonly HostChangeKind[] = ['identity', 'winrm_certificate'];
 
 /** One row of host_changes with its host's names (and the names of the agent keys it mentions). */
 export interface HostChange {
@@ -123,10 +133,16 @@ export type HostChangeSelector =
 
 export interface HostChangeOutcome {
   id: number;
-  /** accepted/rejected: this call decided it; conflict: no longer pending or changed meanwhile; not_found: no such change. */
-  outcome: 'accepted' | 'rejected' | 'conflict' | 'not_found';
-  /** ALREADY_DECIDED (another decision came first) or CHANGED (the proposal is no longer the one given). */
-  reason?: 'ALREADY_DECIDED' | 'CHANGED';
+  /**
+   * accepted/rejected: this call decided it; conflict: no longer pending or changed meanwhile; refused: a
+   * bulk accept of a kind accepted one by one only (still pending); not_found: no such change.
+   */
+  outcome: 'accepted' | 'rejected' | 'conflict' | 'refused' | 'not_found';
+  /**
+   * ALREADY_DECIDED (another decision came first), CHANGED (the proposal is no longer the one given) or
+   * ONE_BY_ONE (refused: an identity or certificate change in a bulk accept).
+   */
+  reason?: 'ALREADY_DECIDED' | 'CHANGED' | 'ONE_BY_ONE';
   /** The change's status after this call. */
   status?: HostChangeStatus;
   host_id?: number;
@@ -146,6 +162,22 @@ export interface DecidedBy {
   username: string;
   /** Client address for the audit log. */
   address: string | null;
+}
+
+export interface DecisionOptions {
+  /**
+   * A bulk call (audited `bulk`): an accept must name each change with its proposal (`changes`), and
+   * ONE_BY_ONE_KINDS are refused. The one-change route decides any kind.
+   */
+  bulk?: boolean;
+  now?: Date;
+}
+
+/** A bulk accept named changes by id or filter instead of by the proposals the admin saw. */
+export class BulkAcceptSelectorError extends Error {
+  constructor() {
+    super('a bulk accept names each change with the proposal shown (changes: [{id, proposed}]); ids and all: true only reject');
+  }
 }
 
 interface LockedChange {
@@ -299,10 +331,12 @@ async function resolveIdentityConflicts(
 
 /**
  * Accepts or rejects the selected changes in ONE transaction and answers an outcome per change, in the
- * order asked. Accepting applies `proposed` to the hosts row (facts: os_family, product, fqdn, ipv4,
- * internal_address; identity: those and agent_instance_id, bound_key_id = proposed.key_id, bound_at = now;
- * winrm_certificate: winrm_cert_sha256 = proposed.cert_sha256). Rejecting changes nothing on the host (an
- * identity conflict keeps the binding). Deciding an identity change either way resolves the host's live
+ * order asked. A bulk accept (opts.bulk) takes only the `changes` selector (else BulkAcceptSelectorError,
+ * before anything is read) and refuses ONE_BY_ONE_KINDS (outcome refused, reason ONE_BY_ONE). Accepting
+ * applies `proposed` to the hosts row (facts: os_family, product, fqdn, ipv4, internal_address; identity:
+ * those and agent_instance_id, bound_key_id = proposed.key_id, bound_at = now; winrm_certificate:
+ * winrm_cert_sha256 = proposed.cert_sha256). Rejecting changes nothing on the host (an identity conflict
+ * keeps the binding). Deciding an identity change either way resolves the host's live
  * host_identity_conflict problems: the admin has answered the conflict (if the other agent keeps
  * speaking for the host, correlate records it again). Every decision is audited
  * (host.change.accept / host.change.reject).
@@ -312,8 +346,12 @@ export async function decideHostChanges(
   selector: HostChangeSelector,
   decision: HostChangeDecision,
   by: DecidedBy,
-  now = new Date(),
+  opts: DecisionOptions = {},
 ): Promise<HostChangeDecisionResult> {
+  const now = opts.now ?? new Date();
+  const bulkAccept = opts.bulk === true && decision === 'accept';
+  // What is pending when the call runs may have appeared after the admin looked: never accept it unseen.
+  if (bulkAccept && !('changes' in selector)) throw new BulkAcceptSelectorError();
   return withTransaction(pg, async (c) => {
     let ids: number[];
     const expected = new Map<number, Record<string, unknown>>();
@@ -353,6 +391,7 @@ export async function decideHostChanges(
       const where = { status: ch.status, host_id: ch.host_id, hostname: ch.hostname, kind: ch.kind };
       if (ch.status !== 'pending') return { id, outcome: 'conflict', reason: 'ALREADY_DECIDED', ...where };
       if (!ch.unchanged) return { id, outcome: 'conflict', reason: 'CHANGED', ...where };
+      if (bulkAccept && ONE_BY_ONE_KINDS.includes(ch.kind)) return { id, outcome: 'refused', reason: 'ONE_BY_ONE', ...where };
       decided.push(ch);
       return {
         id,
@@ -391,7 +430,7 @@ export async function decideHostChanges(
           current: d.current,
           agent_instance_id: d.agent_instance_id,
           key_id: d.key_id,
-          ...(ids.length > 1 || 'all' in selector ? { bulk: true } : {}),
+          ...(opts.bulk ? { bulk: true } : {}),
         },
       });
     }

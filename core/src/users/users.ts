@@ -1,5 +1,6 @@
 // Users in Postgres. Usernames are stored lower-case; `token_version` is bumped whenever a user's
-// password is reset, so every token issued before is refused.
+// password is reset or changed, so every token issued before is refused (and every login device cookie:
+// api/src/auth/device-cookie.ts signs it with the version).
 import { withTransaction, type Pool, type PoolClient } from '@watchpost/runtime';
 import { hashPassword } from './passwords.ts';
 
@@ -18,6 +19,8 @@ export interface ApiUser {
 export interface UserRecord extends ApiUser {
   active: boolean;
   tokenVersion: number;
+  /** A second factor (TOTP) is active: login asks for a code (core/src/users/mfa.ts). */
+  totpEnabled: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -33,13 +36,14 @@ export function isValidUsername(name: string): boolean {
   return usernameRe.test(name);
 }
 
-const columns = 'id, username, role, active, token_version, created_at, updated_at';
+const columns = 'id, username, role, active, token_version, totp_enabled_at IS NOT NULL AS totp_enabled, created_at, updated_at';
 interface Row {
   id: number;
   username: string;
   role: UserRole;
   active: boolean;
   token_version: number;
+  totp_enabled: boolean;
   created_at: Date;
   updated_at: Date;
 }
@@ -49,6 +53,7 @@ const toRecord = (r: Row): UserRecord => ({
   role: r.role,
   active: r.active,
   tokenVersion: r.token_version,
+  totpEnabled: r.totp_enabled,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -107,9 +112,54 @@ export async function updateUser(db: Db, id: number, patch: { role?: UserRole; a
   return r.rows[0] ? toRecord(r.rows[0]) : null;
 }
 
-/** Revokes every refresh token (so every session) of a user. */
+/** Revokes every refresh token (so every session, browsers' and mobile devices') of a user. */
 export async function revokeSessions(db: Db, userId: number): Promise<void> {
   await db.query('UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL', [userId]);
+}
+
+export interface PasswordChange {
+  user: UserRecord;
+  /** Other sessions ended: browser sessions (refresh-token families) and mobile devices' sessions. */
+  sessions: number;
+  devices: number;
+}
+
+/**
+ * The user's own password change: a new hash and a new token version, so every other session, every
+ * mobile device's session and every login device cookie stop working, as after an admin's reset. The
+ * session making the change (`keepSessionId`, its refresh-token family) moves to the new version and
+ * goes on: its refresh token stays valid and the caller signs it a new access token. Null: no such user.
+ */
+export async function changeOwnPassword(
+  pool: Pool,
+  userId: number,
+  password: string,
+  keepSessionId: string,
+): Promise<PasswordChange | null> {
+  // Hashed before the transaction: scrypt takes ~0.3 s and must not hold the row lock.
+  const hash = await hashPassword(password);
+  return withTransaction(pool, async (c) => {
+    const r = await c.query<Row>(
+      `UPDATE users SET password_hash = $2, token_version = token_version + 1, updated_at = now() WHERE id = $1 RETURNING ${columns}`,
+      [userId, hash],
+    );
+    if (!r.rows[0]) return null;
+    const user = toRecord(r.rows[0]);
+    const ended = await c.query<{ sessions: number; devices: number }>(
+      `WITH ended AS (
+         UPDATE refresh_tokens SET revoked_at = now()
+          WHERE user_id = $1 AND revoked_at IS NULL AND family_id <> $2::uuid
+          RETURNING family_id, device_id, expires_at)
+       SELECT count(DISTINCT family_id) FILTER (WHERE device_id IS NULL AND expires_at > now())::int AS sessions,
+              count(DISTINCT device_id) FILTER (WHERE expires_at > now())::int AS devices FROM ended`,
+      [userId, keepSessionId],
+    );
+    await c.query(
+      'UPDATE refresh_tokens SET token_version = $3 WHERE user_id = $1 AND family_id = $2::uuid AND revoked_at IS NULL',
+      [userId, keepSessionId, user.tokenVersion],
+    );
+    return { user, sessions: ended.rows[0]!.sessions, devices: ended.rows[0]!.devices };
+  });
 }
 
 /** New password and a new token version: every access and refresh token issued before stops working. */

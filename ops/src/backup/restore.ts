@@ -8,9 +8,9 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { createClickhouse, createPostgresClient, ident, repoRoot, type Config } from '@watchpost/runtime';
+import { createClickhouse, createPostgres, createPostgresClient, ident, repoRoot, type Config } from '@watchpost/runtime';
 import { migrateClickhouse, migratePostgres } from '@watchpost/core/migrate';
-import { SECRETS_KEY_FILE, loadSecretsKey } from '@watchpost/core';
+import { SECRETS_KEY_FILE, loadSecretsKey, removeEveryTotp } from '@watchpost/core';
 import { countRows, importTable, listTables } from './clickhouse.ts';
 import { openBackupFiles, type BackupFiles, type Unseal } from './encryption.ts';
 import { findPgTool, runPgTool, splitPassword, toolMajor } from './pg-tools.ts';
@@ -161,7 +161,8 @@ async function checkTargets(config: Config, state: Map<string, Buffer>) {
 
 const LOST_KEY =
   'if it is lost, --without-secrets-key restores without it: the settings holding stored secrets (WinRM password, ' +
-  'SSH key, notification channel secrets, web-push key) are removed and must be entered again';
+  'SSH key, notification channel secrets, web-push key) are removed and must be entered again, and the users’ second ' +
+  'factors (TOTP) are removed: they log in with their password and enrol again';
 
 /**
  * The key the restored service uses must be the backup's, else its stored credentials do not decrypt. It
@@ -196,7 +197,8 @@ async function checkSecretsKey(
   }
   if (withoutKey) {
     warnings.push(
-      "--without-secrets-key: the settings holding secrets encrypted with the backup's key were removed; enter them again",
+      "--without-secrets-key: the settings holding secrets encrypted with the backup's key were removed; enter them again. " +
+        'The users’ second factors (TOTP) were removed too: they enrol again',
     );
     return true;
   }
@@ -266,7 +268,20 @@ async function restorePostgres(
     await c.end().catch(() => {});
   }
   await migratePostgres(config.databaseUrl, log);
+  // After the migrations: a backup older than the second factor has no TOTP columns yet.
+  if (target.dropSecrets) await dropTotpSecrets(config.databaseUrl, log);
   return postgres;
+}
+
+/** The users' TOTP secrets are encrypted with the lost key too: those users log in with the password and enrol again. */
+async function dropTotpSecrets(url: string, log: (line: string) => void): Promise<void> {
+  const pool = createPostgres(url, 1);
+  try {
+    const users = await removeEveryTotp(pool);
+    log(`--without-secrets-key: removed the second factor (TOTP) of ${users.length ? users.join(', ') : 'no user'}`);
+  } finally {
+    await pool.end().catch(() => {});
+  }
 }
 
 /** A new, migrated database; each table streamed in (the views refill the derived tables), then counted. */

@@ -111,6 +111,25 @@ describe('npm run cli -- users', () => {
     ]);
     expect(await cli(['users', 'remove', 'bob'])).toMatchObject({ code: 1, stderr: expect.stringMatching(/no user "bob"/) });
   });
+
+  it('removes the second factor of a user locked out of it (the way back for the last admin)', async () => {
+    await stores.pg.query("UPDATE users SET totp_secret_enc = 'v1:AA:AA:AA', totp_enabled_at = now() WHERE username = 'alice'");
+    await stores.pg.query(
+      "INSERT INTO user_recovery_codes (user_id, code_hash) SELECT id, repeat('0', 64) FROM users WHERE username = 'alice'",
+    );
+    expect((await cli(['users', 'list'])).stdout).toMatch(/\talice\tadmin\tyes\tyes\t/);
+    const r = await cli(['users', 'reset-totp', 'alice']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/second factor of alice removed/);
+    expect(await row('alice')).toMatchObject({ totp_secret_enc: null, totp_enabled_at: null, totp_last_step: null });
+    expect((await stores.pg.query('SELECT 1 FROM user_recovery_codes')).rowCount).toBe(0);
+    const audit = await stores.pg.query("SELECT actor FROM audit_log WHERE action = 'user.totp_reset' AND target = 'alice'");
+    expect(audit.rows).toEqual([{ actor: 'cli' }]);
+    expect(await cli(['users', 'reset-totp', 'alice'])).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/alice has no second factor/),
+    });
+  });
 });
 
 describe('npm run cli -- api-keys', () => {

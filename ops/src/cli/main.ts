@@ -1,6 +1,7 @@
 // Management CLI on the service's database (DATABASE_URL): `npm run cli -- <command>`.
 //   users add <name> --role admin|monitor     password read from stdin (first line), min 12 characters
-//   users list | set-role <name> --role R | deactivate <name> | activate <name> | reset-password <name> | remove <name>
+//   users list | set-role <name> --role R | deactivate <name> | activate <name> | reset-password <name> | reset-totp <name>
+//   | remove <name>
 //   api-keys create <name>                    prints the key once (prefix SERVICE_AGENT_KEY_PREFIX, default sac_)
 //   api-keys import <name> | --name <name>    registers an existing agent key read from stdin (stored hashed)
 //   api-keys list | revoke <id|name>          (`agent-keys` is the same command group)
@@ -19,6 +20,7 @@ const HELP = `usage: npm run cli -- <command>
   users deactivate <name>
   users activate <name>
   users reset-password <name>             (password on stdin)
+  users reset-totp <name>                 (removes the second factor of a user locked out of it)
   users remove <name>                     (ends its sessions, removes its devices; never the last active admin)
   api-keys create <name>                  (prints the key once; prefix SERVICE_AGENT_KEY_PREFIX, default sac_)
   api-keys import <name>                  (or --name <name>; registers a key agents already have, read

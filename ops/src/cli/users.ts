@@ -6,6 +6,7 @@ import {
   getUserByName,
   listUsers,
   normalizeUsername,
+  removeTotp,
   removeUserKeepingAnAdmin,
   resetPassword,
   updateUserKeepingAnAdmin,
@@ -62,8 +63,11 @@ export async function usersCommand(pool: Pool, args: string[], opts: { role?: st
     }
     case 'list': {
       const users = await listUsers(pool);
-      out(['ID', 'USERNAME', 'ROLE', 'ACTIVE', 'CREATED'].join('\t'));
-      for (const u of users) out([u.id, u.username, u.role, u.active ? 'yes' : 'no', u.createdAt.toISOString()].join('\t'));
+      out(['ID', 'USERNAME', 'ROLE', 'ACTIVE', 'TOTP', 'CREATED'].join('\t'));
+      for (const u of users)
+        out(
+          [u.id, u.username, u.role, u.active ? 'yes' : 'no', u.totpEnabled ? 'yes' : 'no', u.createdAt.toISOString()].join('\t'),
+        );
       return;
     }
     case 'set-role': {
@@ -89,6 +93,14 @@ export async function usersCommand(pool: Pool, args: string[], opts: { role?: st
       await resetPassword(pool, u.id, password);
       await audit(pool, { actor, address: null, action: 'user.password_reset', target: u.username });
       out(`password of ${u.username} changed; its existing sessions are ended`);
+      return;
+    }
+    case 'reset-totp': {
+      // The way back for the last admin locked out of their second factor (the API's reset needs another admin).
+      const u = await requireUser(pool, name);
+      if (!(await removeTotp(pool, u.id))) throw new RefusedError(`user ${u.username} has no second factor`);
+      await audit(pool, { actor, address: null, action: 'user.totp_reset', target: u.username });
+      out(`second factor of ${u.username} removed: it logs in with its password and may enrol again`);
       return;
     }
     case 'remove': {

@@ -1,7 +1,9 @@
 // Pending host changes (issue 21) in a real browser against the real API and Postgres: the hosts list
 // tags hosts with a pending change or an identity conflict; on "Host changes" an admin accepts one change
-// and bulk-accepts two selected ones; on the host page the identity conflict is accepted (binding moved,
-// problem resolved); a monitor reads the list without any decision control. axe on every page.
+// and bulk-accepts two selected ones (a selected identity conflict is left out and said so: issue 33,
+// accepted one by one; there is no "Accept all"); on the host page the identity conflict is accepted
+// (binding moved, problem resolved); a monitor reads the list without any decision control and without
+// agent instance ids. axe on every page.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { createApiKey } from '@watchpost/core';
@@ -117,6 +119,11 @@ describe('host changes in the browser', () => {
     await row1.waitFor({ state: 'detached' });
     expect(await ipv4Of(hosts['hc-web-1']!.id)).toBe('10.8.0.1');
 
+    // Accepting in bulk takes only what is shown, never everything pending.
+    expect(await page.getByRole('button', { name: /Accept all/ }).count()).toBe(0);
+    await page.getByRole('checkbox', { name: 'Select the identity conflict of hc-win' }).check();
+    expect(await page.getByRole('button', { name: 'Accept selected (0)' }).isDisabled()).toBe(true);
+    expect(await page.textContent('[data-testid=host-changes-one-by-one]')).toMatch(/1 selected identity or certificate change/);
     await page.getByRole('checkbox', { name: 'Select the pending change of hc-web-2' }).check();
     await page.getByRole('checkbox', { name: 'Select the pending change of hc-web-3' }).check();
     await page.getByRole('button', { name: 'Accept selected (2)' }).click();
@@ -143,6 +150,13 @@ describe('host changes in the browser', () => {
     expect(await p.locator('table[data-testid=host-changes] input[type=checkbox]').count()).toBe(0);
     expect(await p.getByRole('button', { name: /Accept|Reject/ }).count()).toBe(0);
     expect(await p.textContent('main')).toMatch(/Only an admin decides/);
+    // Agent instance ids reach admins only (issue 33): the identity conflict shows its keys alone.
+    const main = await p.textContent('main');
+    expect(main).not.toContain('old-instance');
+    expect(main).not.toContain('reinstalled-instance');
+    expect((await p.locator(`tr[data-change-id="${identity.change}"]`).innerText()).replace(/\s+/g, ' ')).toMatch(
+      /Agent key: fleet-a \(#\d+\) → changes to fleet-b \(#\d+\)/,
+    );
     expect(await axeSerious(p)).toEqual([]);
     await ctx.close();
   });

@@ -3,7 +3,8 @@
 // leave the confirmed facts alone and raise a pending identity change and a notified problem, the bound
 // agent's new addresses wait as a pending facts change, and a replay changes nothing. Then the same
 // rules through processBatch: one batch or one event per batch give the same rows, hosts bound before
-// the change get their missing part, implausible instance ids count as absent.
+// the change get their missing part, implausible instance ids count as absent, and (issue 33) a host
+// bound to an instance takes an event without one as another agent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clients, createKafka, createLogger, type RoleHandle } from '@watchpost/runtime';
 import { createApiKey, decideHostChanges } from '@watchpost/core';
@@ -455,6 +456,75 @@ describe('agent identity rules (processBatch)', () => {
       ['accepted', { ipv4: dmz, internal_address: dmz }],
       ['pending', { ipv4: '172.16.9.9', internal_address: '172.16.9.9' }],
     ]);
+  });
+
+  it('bound to an instance, an event without one is an identity conflict; bound to none, it is the agent (issue 33)', async () => {
+    const s = direct;
+    const hb = { type: 'agent.heartbeat', severity: 'info', keyId: 8 };
+    await processBatch(
+      s.pg,
+      [
+        envelope({ ...hb, host: 'noinst-1', instance: 'agent-n', receivedAt: at(70) }),
+        // ssh-monitor's e-mails carry no instance id: bound to none.
+        envelope({ ...hb, host: 'noinst-2', instance: null, receivedAt: at(70) }),
+      ],
+      settings,
+      clock,
+    );
+    // The fleet key, the instance id left out (or implausible), another address.
+    await processBatch(
+      s.pg,
+      [
+        envelope({ ...hb, host: 'noinst-1', instance: null, ipv4: '203.0.113.9', receivedAt: at(71) }),
+        envelope({ ...hb, host: 'noinst-1', instance: ' ', ipv4: '203.0.113.9', receivedAt: at(72) }),
+        envelope({ ...hb, host: 'noinst-2', instance: null, receivedAt: at(71) }),
+      ],
+      settings,
+      clock,
+    );
+    expect(await hostOf(s, 'noinst-1')).toMatchObject({
+      agent_instance_id: 'agent-n',
+      bound_key_id: 8,
+      ipv4: '10.0.0.5',
+      internal_address: '10.0.0.5',
+    });
+    expect(await changesOf(s, 'noinst-1')).toEqual([
+      expect.objectContaining({ kind: 'facts', status: 'pending' }), // its first facts
+      expect.objectContaining({
+        kind: 'identity',
+        // null: accepting binds the host to an agent that sends no instance id
+        proposed: expect.objectContaining({ agent_instance_id: null, key_id: 8, ipv4: '203.0.113.9' }),
+        agent_instance_id: null,
+        key_id: 8,
+        seen_count: 2,
+        status: 'pending',
+      }),
+    ]);
+    const [p] = await identityProblems(s, 'noinst-1');
+    expect(p).toMatchObject({ status: 'open', severity: 'high', count: 2 });
+    expect(p!.details).toMatchObject({
+      bound: { agent_instance_id: 'agent-n', key_id: 8 },
+      latest: { agent_instance_id: null, key_id: 8 },
+    });
+    expect(await hostOf(s, 'noinst-2')).toMatchObject({ agent_instance_id: null, bound_key_id: 8 });
+    expect((await changesOf(s, 'noinst-2')).map((c) => c.kind)).toEqual(['facts']);
+    expect(await identityProblems(s, 'noinst-2')).toEqual([]);
+
+    // An admin accepts it (one by one): the host is bound to no instance, the agent's next event is its own.
+    const ident = await s.pg.query<{ id: string }>(
+      `SELECT c.id FROM host_changes c JOIN hosts h ON h.id = c.host_id
+        WHERE h.hostname = 'noinst-1' AND c.kind = 'identity' AND c.status = 'pending'`,
+    );
+    await decideHostChanges(s.pg, { ids: [Number(ident.rows[0]!.id)] }, 'accept', { username: 'admin', address: null });
+    expect(await hostOf(s, 'noinst-1')).toMatchObject({ agent_instance_id: null, bound_key_id: 8, ipv4: '203.0.113.9' });
+    await processBatch(
+      s.pg,
+      [envelope({ ...hb, host: 'noinst-1', instance: null, ipv4: '203.0.113.9', receivedAt: at(73) })],
+      settings,
+      clock,
+    );
+    expect((await changesOf(s, 'noinst-1', 'pending')).map((c) => c.kind)).toEqual(['facts']);
+    expect((await identityProblems(s, 'noinst-1')).map((x) => x.status)).toEqual(['resolved']);
   });
 
   it('an implausible instance id counts as absent', async () => {

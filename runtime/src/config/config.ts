@@ -205,6 +205,11 @@ export interface Config {
     /** Live streams (SSE) at once per user, and per mobile device, in one API process. */
     maxStreamsPerUser: number;
     maxStreamsPerDevice: number;
+    /**
+     * SERVICE_REQUIRE_TOTP_FOR_ADMINS: an admin without an active second factor may log in, but every
+     * admin route answers 403 MFA_ENROLMENT_REQUIRED until the admin enrols (api/README.md).
+     */
+    requireTotpForAdmins: boolean;
   };
   /** Remote actions (api/ACTIONS.md): the `actions` worker role, WinRM, SSH, agent updates. */
   actions: ActionsConfig;
@@ -604,6 +609,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
       enrollMaxFailuresPerMinute: int(env, 'SERVICE_ENROLL_MAX_FAILURES_PER_MINUTE', 60, 1, 100_000),
       maxStreamsPerUser: int(env, 'SERVICE_STREAM_MAX_PER_USER', 10, 1, 100_000),
       maxStreamsPerDevice: int(env, 'SERVICE_STREAM_MAX_PER_DEVICE', 2, 1, 100),
+      requireTotpForAdmins: bool(env, 'SERVICE_REQUIRE_TOTP_FOR_ADMINS', false),
     },
     actions: actionsConfig(env),
     devices: {

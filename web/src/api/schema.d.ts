@@ -11,7 +11,7 @@ export interface paths {
     put?: never;
     /**
      * Log in with username and password
-     * @description Returns an access token (JWT, 15 min by default) and a refresh token (30 days by default). A wrong password and an unknown user get the same 401 INVALID_CREDENTIALS. At most 3 guesses per username and client address are evaluated in the counting window (15 min by default), however many arrive at once; then, and after 10 per username from any address or 30 per address for any username, logins in that scope get 429 RATE_LIMITED with Retry-After (details.scope: pair, username or address) until the lockout (15 min by default) ends. A browser where the user logged in before sends its device cookie (set by every successful cookie-flow login: HttpOnly, SameSite=Strict, 30 days by default): its attempts are judged by that cookie alone (3 failures lock only that cookie, details.scope device), so strangers cannot lock the owner out of it; an address the user logged in from recently is not subject to the per-username lock either. 503 UNAVAILABLE with Retry-After when too many passwords are being verified at once. Cookie flow (browsers): with `refresh_cookie: true` at login the refresh token is set as the httpOnly, SameSite=Strict cookie `watchpost_refresh` (Path=/api/v1/auth) and left out of the body; /auth/refresh and /auth/logout called with `{}` use that cookie, rotate or clear it, and also leave the refresh token out of the body.
+     * @description Returns an access token (JWT, 15 min by default) and a refresh token (30 days by default). When the user has a second factor (TOTP) the right password gives no tokens yet: the answer is 200 `{mfa_required: true, mfa_token, expires_in}` and POST /api/v1/auth/login/mfa with that token and a code (or a recovery code) finishes the login, with the same answers as this route. A wrong password and an unknown user get the same 401 INVALID_CREDENTIALS. At most 3 guesses per username and client address are evaluated in the counting window (15 min by default), however many arrive at once; then, and after 10 per username from any address or 30 per address for any username, logins in that scope get 429 RATE_LIMITED with Retry-After (details.scope: pair, username or address) until the lockout (15 min by default) ends. Wrong second-factor codes count the same way. A browser where the user logged in before sends its device cookie (set by every successful cookie-flow login: HttpOnly, SameSite=Strict, 30 days by default, void after a password change): its attempts are judged by that cookie alone (3 failures lock only that cookie, details.scope device), so strangers cannot lock the owner out of it; an address the user logged in from recently is not subject to the per-username lock either. 503 UNAVAILABLE with Retry-After when too many passwords are being verified at once. Cookie flow (browsers): with `refresh_cookie: true` at login the refresh token is set as the httpOnly, SameSite=Strict cookie `watchpost_refresh` (Path=/api/v1/auth) and left out of the body; /auth/refresh and /auth/logout called with `{}` use that cookie, rotate or clear it, and also leave the refresh token out of the body.
      *
      *     Access: public.
      */
@@ -88,6 +88,138 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api/v1/auth/login/mfa': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Finish a login with the second factor
+     * @description The second step of a login whose password step answered `{mfa_required: true, mfa_token}`: the token and either `code` (the authenticator app’s current 6-digit code; a code is accepted once, and no older one after it) or `recovery_code` (one of the ten shown at enrolment; each works once). The answer is the login’s: the token pair, in the cookie flow when the login asked for it (refresh cookie and device cookie set). 401 INVALID_CODE: a wrong, used or replayed code; it counts as a failed login (the login’s 429 RATE_LIMITED limits apply, details.scope as there). 401 INVALID_MFA_TOKEN: the challenge is unknown, older than 300 s, already completed, took 3 wrong codes, or the user’s password or second factor changed since: log in again.
+     *
+     *     Access: public.
+     */
+    post: operations['loginMfa'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/security': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Your second factor and recovery codes
+     * @description Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    get: operations['getAccountSecurity'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/totp/start': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Start enrolling an authenticator app (TOTP)
+     * @description Asks for your current password. Answers a new secret, shown this once: add it to an authenticator app (scan `otpauth_uri` as a QR code, or type `secret`), then confirm with a code from the app (POST /api/v1/account/totp/confirm). Until then login does not change. Starting again replaces the pending secret. TOTP (RFC 6238): SHA1, 6 digits, 30 s. The secret is stored encrypted with the secrets key (SERVICE_SECRETS_KEY). 403 WRONG_PASSWORD (counted as a failed login: the login’s 429 RATE_LIMITED applies); 409 TOTP_ALREADY_ENABLED: disable the active one first.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    post: operations['startTotpEnrolment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/totp/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Activate the authenticator app with a current code
+     * @description With a current code of the app the pending secret becomes your second factor: every later login asks for a code. Answers 10 recovery codes, shown this once and stored hashed: each logs in once in place of a code (keep them apart from the phone). The confirming code itself cannot be used again. 403 INVALID_CODE; 409 TOTP_NOT_STARTED (no pending secret) or TOTP_ALREADY_ENABLED.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    post: operations['confirmTotpEnrolment'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/totp/disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Remove your second factor
+     * @description Asks for your current password and a current code of the app (or a recovery code). Removes the secret and the recovery codes; logins ask for the password only. A user who lost both the app and the recovery codes asks an admin (DELETE /api/v1/users/{id}/totp, or the CLI’s `users reset-totp`). 403 WRONG_PASSWORD or INVALID_CODE, each counted as a failed login (429 RATE_LIMITED as for logins); 409 TOTP_NOT_ENABLED. With SERVICE_REQUIRE_TOTP_FOR_ADMINS an admin's admin routes answer 403 MFA_ENROLMENT_REQUIRED again.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    post: operations['disableTotp'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/account/password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Change your password
+     * @description Asks for the current password; the new one follows the password policy (12 to 1024 characters) and must differ from it. Ends every other session of yours at once (their access and refresh tokens are refused), signs out your mobile devices (they enrol again) and voids the login device cookies of your browsers. This session goes on: its refresh token stays valid and the answer carries its new access token (the one used for this call is refused from now on). 403 WRONG_PASSWORD (counted as a failed login: the login’s 429 RATE_LIMITED applies); 400 PASSWORD_UNCHANGED.
+     *
+     *     Access: any logged-in user (monitor or admin). A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    post: operations['changeOwnPassword'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api/v1/users': {
     parameters: {
       query?: never;
@@ -155,12 +287,34 @@ export interface paths {
     put?: never;
     /**
      * Reset a user’s password
-     * @description Every access and refresh token issued to the user before is refused from now on.
+     * @description Every access and refresh token issued to the user before is refused from now on: their browser sessions end, their mobile devices are signed out (they enrol again), and the login device cookies of their browsers stop exempting them from the login lockout. The second factor stays (DELETE /api/v1/users/{id}/totp removes it). To change your own password use POST /api/v1/account/password, which keeps your session.
      *
      *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
     post: operations['setUserPassword'];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api/v1/users/{id}/totp': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Remove a user’s second factor (a user locked out of it)
+     * @description For a user who lost both the authenticator app and the recovery codes: removes the TOTP secret and the recovery codes, so the user logs in with the password alone and can enrol again. Their sessions go on (reset the password too when the factor may be in other hands). Audited as user.totp_reset. 404 NOT_FOUND also when the user has no second factor; 409 SELF_RESET for your own (use POST /api/v1/account/totp/disable, which asks for your password and a code: a stolen session cannot remove the factor).
+     *
+     *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
+     */
+    delete: operations['resetUserTotp'];
     options?: never;
     head?: never;
     patch?: never;
@@ -415,7 +569,7 @@ export interface paths {
     };
     /**
      * One event with its full JSON
-     * @description Events of hidden types are returned too (hidden: true); only lists leave them out.
+     * @description Events of hidden types are returned too (hidden: true); only lists leave them out. The event JSON carries source.agent_instance_id for admins only (not through a mobile device token).
      *
      *     Access: any logged-in user (monitor or admin). Mobile devices: allowed (api/MOBILE.md).
      *
@@ -561,7 +715,7 @@ export interface paths {
     put?: never;
     /**
      * Accept one host change
-     * @description Applies `proposed` to the host in one transaction (facts: os_family, product, fqdn, ipv4, internal_address; identity: those and the binding: agent_instance_id, agent key, bound_at; winrm_certificate: the pinned certificate) and marks the change accepted. Deciding an identity change (either way) resolves the host_identity_conflict problem of the host (resolved_by manual). Audited as host.change.accept. 409 CONFLICT when the change is no longer pending (details.reason ALREADY_DECIDED, details.status; of two admins deciding at once exactly one applies) or its proposal is no longer the `proposed` given (details.reason CHANGED: reload and decide again).
+     * @description Applies `proposed` to the host in one transaction (facts: os_family, product, fqdn, ipv4, internal_address; identity: those and the binding: agent_instance_id, agent key, bound_at; winrm_certificate: the pinned certificate) and marks the change accepted. The only way to accept an identity or winrm_certificate change (never in bulk). Deciding an identity change (either way) resolves the host_identity_conflict problem of the host (resolved_by manual). Audited as host.change.accept. 409 CONFLICT when the change is no longer pending (details.reason ALREADY_DECIDED, details.status; of two admins deciding at once exactly one applies) or its proposal is no longer the `proposed` given (details.reason CHANGED: reload and decide again).
      *
      *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
@@ -583,7 +737,7 @@ export interface paths {
     put?: never;
     /**
      * Accept several host changes
-     * @description Each change as POST /host-changes/{id}/accept does, all in ONE transaction; a change no longer pending (or changed) is answered `conflict` in `items` and the rest are decided. 400 unless exactly one of ids, changes or all is given.  Deciding an identity change (either way) resolves the host_identity_conflict problem of the host (resolved_by manual). Audited as host.change.accept.
+     * @description Each change as POST /host-changes/{id}/accept does, all in ONE transaction; a change no longer pending (or changed) is answered `conflict` in `items` and the rest are decided. 400 unless exactly one of ids, changes or all is given. A bulk accept applies only what the admin saw: it takes `changes` (each id with the proposal shown) and answers 400 BAD_REQUEST to `ids` or `all: true` (those reject only). Identity and winrm_certificate changes are never accepted in bulk: each is answered `refused`, reason ONE_BY_ONE, and stays pending (identity, winrm_certificate: POST /host-changes/{id}/accept after comparing it). Deciding an identity change (either way) resolves the host_identity_conflict problem of the host (resolved_by manual). Audited as host.change.accept.
      *
      *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
@@ -1844,18 +1998,27 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            /** @description JWT (HS256); send as `Authorization: Bearer <token>` */
-            access_token: string;
-            /** @description opaque; single use, rotated by /auth/refresh. Absent in the cookie flow (then in the watchpost_refresh cookie) */
-            refresh_token?: string;
-            /** @enum {string} */
-            token_type: 'Bearer';
-            /** @description seconds until the access token expires */
-            expires_in: number;
-            /** @description seconds until the refresh token expires */
-            refresh_expires_in: number;
-          };
+          'application/json':
+            | {
+                /** @description JWT (HS256); send as `Authorization: Bearer <token>` */
+                access_token: string;
+                /** @description opaque; single use, rotated by /auth/refresh. Absent in the cookie flow (then in the watchpost_refresh cookie) */
+                refresh_token?: string;
+                /** @enum {string} */
+                token_type: 'Bearer';
+                /** @description seconds until the access token expires */
+                expires_in: number;
+                /** @description seconds until the refresh token expires */
+                refresh_expires_in: number;
+              }
+            | {
+                /** @enum {boolean} */
+                mfa_required: true;
+                /** @description opaque, single use: send it with a code to POST /api/v1/auth/login/mfa to finish the login */
+                mfa_token: string;
+                /** @description seconds the challenge stays valid (300) */
+                expires_in: number;
+              };
         };
       };
       /** @description VALIDATION_FAILED: the request does not match the schema */
@@ -2103,6 +2266,10 @@ export interface operations {
             username: string;
             /** @enum {string} */
             role: 'admin' | 'monitor';
+            /** @description the user has an active second factor (TOTP) */
+            totp_enabled: boolean;
+            /** @description true for an admin without a second factor while SERVICE_REQUIRE_TOTP_FOR_ADMINS is on: admin routes answer 403 MFA_ENROLMENT_REQUIRED until the admin enrols (POST /api/v1/account/totp/start) */
+            mfa_enrolment_required: boolean;
           };
         };
       };
@@ -2172,6 +2339,692 @@ export interface operations {
       };
     };
   };
+  loginMfa: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description from the login answer */
+          mfa_token: string;
+          /** @description the 6-digit code of the authenticator app (spaces ignored) */
+          code?: string;
+          /** @description one of the recovery codes shown at enrolment (dashes, spaces and case ignored); each works once */
+          recovery_code?: string;
+        } & (unknown | unknown);
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description JWT (HS256); send as `Authorization: Bearer <token>` */
+            access_token: string;
+            /** @description opaque; single use, rotated by /auth/refresh. Absent in the cookie flow (then in the watchpost_refresh cookie) */
+            refresh_token?: string;
+            /** @enum {string} */
+            token_type: 'Bearer';
+            /** @description seconds until the access token expires */
+            expires_in: number;
+            /** @description seconds until the refresh token expires */
+            refresh_expires_in: number;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CODE or INVALID_MFA_TOKEN */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED: too many failed logins for this username, address or device cookie; see the Retry-After header (seconds) */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  getAccountSecurity: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            totp_enabled: boolean;
+            /** Format: date-time */
+            totp_enabled_at: string | null;
+            /** @description an enrolment was started and not confirmed yet */
+            totp_pending: boolean;
+            /** @description unused recovery codes (0 without a second factor) */
+            recovery_codes_left: number;
+            /** @description the service requires a second factor of this user (an admin while SERVICE_REQUIRE_TOTP_FOR_ADMINS is on) */
+            totp_required: boolean;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description DEVICE_SCOPE: a mobile device's token (api/MOBILE.md) */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  startTotpEnrolment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description your current password */
+          password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description base32 (RFC 4648), for typing into the app */
+            secret: string;
+            /** @description Key URI (otpauth://totp/...) for a QR code */
+            otpauth_uri: string;
+            /** @enum {string} */
+            algorithm: 'SHA1';
+            /** @enum {integer} */
+            digits: 6;
+            /** @enum {integer} */
+            period: 30;
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description WRONG_PASSWORD */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description TOTP_ALREADY_ENABLED */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED: too many wrong passwords or codes; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  confirmTotpEnrolment: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the 6-digit code of the authenticator app (spaces ignored) */
+          code: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            recovery_codes: string[];
+          };
+        };
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INVALID_CODE */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description TOTP_NOT_STARTED or TOTP_ALREADY_ENABLED */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  disableTotp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description your current password */
+          password: string;
+          /** @description the 6-digit code of the authenticator app (spaces ignored) */
+          code?: string;
+          /** @description one of the recovery codes shown at enrolment (dashes, spaces and case ignored); each works once */
+          recovery_code?: string;
+        } & (unknown | unknown);
+      };
+    };
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description WRONG_PASSWORD or INVALID_CODE */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description TOTP_NOT_ENABLED */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED: too many wrong passwords or codes; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  changeOwnPassword: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description your current password */
+          current_password: string;
+          new_password: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description the new access token of this session */
+            access_token: string;
+            /** @enum {string} */
+            token_type: 'Bearer';
+            expires_in: number;
+            /** @description your other browser or API sessions that were live */
+            sessions_ended: number;
+            /** @description your mobile devices whose session ended */
+            devices_signed_out: number;
+          };
+        };
+      };
+      /** @description PASSWORD_UNCHANGED, or VALIDATION_FAILED (the policy) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description WRONG_PASSWORD */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description RATE_LIMITED: too many wrong passwords; see Retry-After */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
   listUsers: {
     parameters: {
       query?: never;
@@ -2194,6 +3047,8 @@ export interface operations {
               /** @enum {string} */
               role: 'admin' | 'monitor';
               active: boolean;
+              /** @description the user has an active second factor (TOTP) */
+              totp_enabled: boolean;
               /** Format: date-time */
               created_at: string;
               /** Format: date-time */
@@ -2234,7 +3089,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2298,6 +3153,8 @@ export interface operations {
             /** @enum {string} */
             role: 'admin' | 'monitor';
             active: boolean;
+            /** @description the user has an active second factor (TOTP) */
+            totp_enabled: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2337,7 +3194,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2437,7 +3294,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2534,6 +3391,8 @@ export interface operations {
             /** @enum {string} */
             role: 'admin' | 'monitor';
             active: boolean;
+            /** @description the user has an active second factor (TOTP) */
+            totp_enabled: boolean;
             /** Format: date-time */
             created_at: string;
             /** Format: date-time */
@@ -2573,7 +3432,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2695,7 +3554,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2713,6 +3572,122 @@ export interface operations {
       };
       /** @description NOT_FOUND */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description INTERNAL: unexpected error (no internals are returned) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+    };
+  };
+  resetUserTotp: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: number;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description VALIDATION_FAILED: the request does not match the schema */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description UNAUTHENTICATED: missing, invalid or expired credentials, or a disabled user */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description NOT_FOUND */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            error: {
+              /** @description stable machine-readable code, e.g. UNAUTHENTICATED */
+              code: string;
+              message: string;
+              details?: unknown;
+            };
+          };
+        };
+      };
+      /** @description SELF_RESET */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -2805,7 +3780,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2907,7 +3882,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -2991,7 +3966,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3188,7 +4163,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3290,7 +4265,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3387,7 +4362,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3482,7 +4457,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3578,7 +4553,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -3678,7 +4653,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4175,7 +5150,7 @@ export interface operations {
             flap: boolean;
             /** @description the type is hidden from lists by the visibility setting */
             hidden: boolean;
-            /** @description the full event as sent by the agent (schema v1) */
+            /** @description the full event as sent by the agent (schema v1); source.agent_instance_id: admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
             event: {
               [key: string]: unknown;
             };
@@ -4445,7 +5420,7 @@ export interface operations {
             outdated?: boolean;
             ipv6?: string | null;
             timezone?: string | null;
-            /** @description the bound agent instance (set by the first events, changed only by an accepted identity change) */
+            /** @description the bound agent instance (set by the first events, changed only by an accepted identity change); admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
             agent_instance_id?: string | null;
             internal_address?: string | null;
             /** @description addresses an admin accepted before ipv4 (a multi-homed host, e.g. a gateway with a LAN and a DMZ leg): an event carrying one is no change */
@@ -4623,7 +5598,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4729,7 +5704,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -4814,7 +5789,7 @@ export interface operations {
               hostname: string;
               display_name: string | null;
               /**
-               * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
+               * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host, or an event without an instance id for a host bound to one (an identity conflict, also a host_identity_conflict problem; accepted one by one only); winrm_certificate (accepted one by one only): the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
                * @enum {string}
                */
               kind: 'facts' | 'identity' | 'winrm_certificate';
@@ -4827,6 +5802,7 @@ export interface operations {
                 fqdn?: string | null;
                 ipv4?: string | null;
                 internal_address?: string | null;
+                /** @description admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
                 agent_instance_id?: string | null;
                 key_id?: number | null;
                 cert_sha256?: string | null;
@@ -4846,6 +5822,7 @@ export interface operations {
                 fqdn?: string | null;
                 ipv4?: string | null;
                 internal_address?: string | null;
+                /** @description admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
                 agent_instance_id?: string | null;
                 key_id?: number | null;
                 cert_sha256?: string | null;
@@ -4858,7 +5835,7 @@ export interface operations {
               } & {
                 [key: string]: unknown;
               };
-              /** @description agent instance of the event that proposed it */
+              /** @description agent instance of the event that proposed it; admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
               agent_instance_id: string | null;
               /** @description agent key of that event */
               key_id: number | null;
@@ -4971,7 +5948,7 @@ export interface operations {
             hostname: string;
             display_name: string | null;
             /**
-             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
+             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host, or an event without an instance id for a host bound to one (an identity conflict, also a host_identity_conflict problem; accepted one by one only); winrm_certificate (accepted one by one only): the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
              * @enum {string}
              */
             kind: 'facts' | 'identity' | 'winrm_certificate';
@@ -4984,6 +5961,7 @@ export interface operations {
               fqdn?: string | null;
               ipv4?: string | null;
               internal_address?: string | null;
+              /** @description admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
@@ -5003,6 +5981,7 @@ export interface operations {
               fqdn?: string | null;
               ipv4?: string | null;
               internal_address?: string | null;
+              /** @description admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
@@ -5015,7 +5994,7 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
-            /** @description agent instance of the event that proposed it */
+            /** @description agent instance of the event that proposed it; admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
             agent_instance_id: string | null;
             /** @description agent key of that event */
             key_id: number | null;
@@ -5151,7 +6130,7 @@ export interface operations {
             hostname: string;
             display_name: string | null;
             /**
-             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
+             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host, or an event without an instance id for a host bound to one (an identity conflict, also a host_identity_conflict problem; accepted one by one only); winrm_certificate (accepted one by one only): the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
              * @enum {string}
              */
             kind: 'facts' | 'identity' | 'winrm_certificate';
@@ -5164,6 +6143,7 @@ export interface operations {
               fqdn?: string | null;
               ipv4?: string | null;
               internal_address?: string | null;
+              /** @description admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
@@ -5183,6 +6163,7 @@ export interface operations {
               fqdn?: string | null;
               ipv4?: string | null;
               internal_address?: string | null;
+              /** @description admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
@@ -5195,7 +6176,7 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
-            /** @description agent instance of the event that proposed it */
+            /** @description agent instance of the event that proposed it; admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
             agent_instance_id: string | null;
             /** @description agent key of that event */
             key_id: number | null;
@@ -5250,7 +6231,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5321,7 +6302,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description Exactly one of `ids`, `changes` (ids with the proposal shown, decided only while unchanged) or `all: true` (every pending change under kind, host_id and search, at most 1000 a call; `remaining` says how many are left). */
+    /** @description Exactly one of `ids`, `changes` (ids with the proposal shown, decided only while unchanged) or `all: true` (every pending change under kind, host_id and search, at most 1000 a call; `remaining` says how many are left). A bulk accept takes `changes` only (400 otherwise): it applies nothing the admin did not see. */
     requestBody: {
       content: {
         'application/json': {
@@ -5358,6 +6339,8 @@ export interface operations {
             decided: number;
             /** @description changes no longer pending (another decision came first) or changed */
             conflicts: number;
+            /** @description identity and certificate changes a bulk accept left pending (ONE_BY_ONE) */
+            refused: number;
             not_found: number;
             /** @description with `all`: pending changes still matching the filters (call again) */
             remaining: number;
@@ -5365,12 +6348,12 @@ export interface operations {
             items: {
               id: number;
               /**
-               * @description accepted/rejected: decided by this call; conflict: no longer pending (or changed); not_found: no such change
+               * @description accepted/rejected: decided by this call; conflict: no longer pending (ALREADY_DECIDED) or changed (CHANGED); refused: an identity or winrm_certificate change in a bulk accept (ONE_BY_ONE: still pending, accept it with POST /host-changes/{id}/accept); not_found: no such change
                * @enum {string}
                */
-              outcome: 'accepted' | 'rejected' | 'conflict' | 'not_found';
+              outcome: 'accepted' | 'rejected' | 'conflict' | 'refused' | 'not_found';
               /** @enum {string} */
-              reason?: 'ALREADY_DECIDED' | 'CHANGED';
+              reason?: 'ALREADY_DECIDED' | 'CHANGED' | 'ONE_BY_ONE';
               /**
                * @description the change's status after this call
                * @enum {string}
@@ -5416,7 +6399,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5482,7 +6465,7 @@ export interface operations {
             hostname: string;
             display_name: string | null;
             /**
-             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host (an identity conflict, also a host_identity_conflict problem); winrm_certificate: the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
+             * @description facts: the bound agent reports other addresses, FQDN, OS family or product; identity: another agent instance or key speaks for the host, or an event without an instance id for a host bound to one (an identity conflict, also a host_identity_conflict problem; accepted one by one only); winrm_certificate (accepted one by one only): the host's WinRM HTTPS certificate differs from the accepted one (or none is accepted yet: a certificate is pinned only when an admin accepts it). A new host has a facts change with empty `current`: until it is accepted the host is unconfirmed and no credentialed action runs against it
              * @enum {string}
              */
             kind: 'facts' | 'identity' | 'winrm_certificate';
@@ -5495,6 +6478,7 @@ export interface operations {
               fqdn?: string | null;
               ipv4?: string | null;
               internal_address?: string | null;
+              /** @description admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
@@ -5514,6 +6498,7 @@ export interface operations {
               fqdn?: string | null;
               ipv4?: string | null;
               internal_address?: string | null;
+              /** @description admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
               agent_instance_id?: string | null;
               key_id?: number | null;
               cert_sha256?: string | null;
@@ -5526,7 +6511,7 @@ export interface operations {
             } & {
               [key: string]: unknown;
             };
-            /** @description agent instance of the event that proposed it */
+            /** @description agent instance of the event that proposed it; admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
             agent_instance_id: string | null;
             /** @description agent key of that event */
             key_id: number | null;
@@ -5581,7 +6566,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5652,7 +6637,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    /** @description Exactly one of `ids`, `changes` (ids with the proposal shown, decided only while unchanged) or `all: true` (every pending change under kind, host_id and search, at most 1000 a call; `remaining` says how many are left). */
+    /** @description Exactly one of `ids`, `changes` (ids with the proposal shown, decided only while unchanged) or `all: true` (every pending change under kind, host_id and search, at most 1000 a call; `remaining` says how many are left). A bulk accept takes `changes` only (400 otherwise): it applies nothing the admin did not see. */
     requestBody: {
       content: {
         'application/json': {
@@ -5689,6 +6674,8 @@ export interface operations {
             decided: number;
             /** @description changes no longer pending (another decision came first) or changed */
             conflicts: number;
+            /** @description identity and certificate changes a bulk accept left pending (ONE_BY_ONE) */
+            refused: number;
             not_found: number;
             /** @description with `all`: pending changes still matching the filters (call again) */
             remaining: number;
@@ -5696,12 +6683,12 @@ export interface operations {
             items: {
               id: number;
               /**
-               * @description accepted/rejected: decided by this call; conflict: no longer pending (or changed); not_found: no such change
+               * @description accepted/rejected: decided by this call; conflict: no longer pending (ALREADY_DECIDED) or changed (CHANGED); refused: an identity or winrm_certificate change in a bulk accept (ONE_BY_ONE: still pending, accept it with POST /host-changes/{id}/accept); not_found: no such change
                * @enum {string}
                */
-              outcome: 'accepted' | 'rejected' | 'conflict' | 'not_found';
+              outcome: 'accepted' | 'rejected' | 'conflict' | 'refused' | 'not_found';
               /** @enum {string} */
-              reason?: 'ALREADY_DECIDED' | 'CHANGED';
+              reason?: 'ALREADY_DECIDED' | 'CHANGED' | 'ONE_BY_ONE';
               /**
                * @description the change's status after this call
                * @enum {string}
@@ -5747,7 +6734,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -5863,6 +6850,7 @@ export interface operations {
               resolved_message?: string | null;
               reopened_count?: number;
               rdg_flap: boolean;
+              /** @description what the rule recorded; agent_instance_id keys (a host_identity_conflict's bound, latest, recent): admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
               details?: {
                 [key: string]: unknown;
               };
@@ -5978,6 +6966,7 @@ export interface operations {
             resolved_message?: string | null;
             reopened_count?: number;
             rdg_flap: boolean;
+            /** @description what the rule recorded; agent_instance_id keys (a host_identity_conflict's bound, latest, recent): admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
             details?: {
               [key: string]: unknown;
             };
@@ -6127,6 +7116,7 @@ export interface operations {
             resolved_message?: string | null;
             reopened_count?: number;
             rdg_flap: boolean;
+            /** @description what the rule recorded; agent_instance_id keys (a host_identity_conflict's bound, latest, recent): admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
             details?: {
               [key: string]: unknown;
             };
@@ -6291,6 +7281,7 @@ export interface operations {
             resolved_message?: string | null;
             reopened_count?: number;
             rdg_flap: boolean;
+            /** @description what the rule recorded; agent_instance_id keys (a host_identity_conflict's bound, latest, recent): admins only: null or left out for monitors and for every mobile device token (an admin's phone too): with the fleet key, a host's instance id would fetch that host's agent commands */
             details?: {
               [key: string]: unknown;
             };
@@ -7184,7 +8175,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7387,7 +8378,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7591,7 +8582,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7794,7 +8785,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -7997,7 +8988,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8288,7 +9279,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8488,7 +9479,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8694,7 +9685,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8828,7 +9819,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -8948,7 +9939,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9042,7 +10033,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9143,7 +10134,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9234,7 +10225,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9333,7 +10324,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9444,7 +10435,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9568,7 +10559,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9742,7 +10733,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9870,7 +10861,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -9984,7 +10975,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10228,7 +11219,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10333,7 +11324,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10431,7 +11422,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10521,7 +11512,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10635,7 +11626,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10727,7 +11718,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10817,7 +11808,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -10919,7 +11910,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11011,7 +12002,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11101,7 +12092,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11205,7 +12196,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11297,7 +12288,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11387,7 +12378,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11482,7 +12473,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11574,7 +12565,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -11817,7 +12808,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12234,7 +13225,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12350,7 +13341,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;
@@ -12434,7 +13425,7 @@ export interface operations {
           };
         };
       };
-      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token */
+      /** @description FORBIDDEN: the role does not allow this operation; DEVICE_SCOPE: a mobile device's token; MFA_ENROLMENT_REQUIRED: SERVICE_REQUIRE_TOTP_FOR_ADMINS is on and the admin has no second factor yet */
       403: {
         headers: {
           [name: string]: unknown;

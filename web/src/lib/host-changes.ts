@@ -1,6 +1,8 @@
 // Pending host changes (api/ACTIONS.md, "Host changes"): what each kind means, the "from → to" lines of
-// a change, and the decisions (one change, the selected ones, or all under a filter). Decisions send the
-// proposal the admin saw, so a proposal replaced meanwhile is refused (409 CHANGED) rather than applied.
+// a change, and the decisions (one change, the selected ones, or a rejection of all under a filter).
+// Decisions send the proposal the admin saw, so a proposal replaced meanwhile is refused (409 CHANGED)
+// rather than applied; a bulk accept takes only those, and never an identity or certificate change (the
+// API refuses them, ONE_BY_ONE: each is accepted on its own). Agent instance ids reach admins only.
 import { api, errorText, type Ok } from '../api/client';
 
 export type HostChange = Ok<'listHostChanges'>['items'][number];
@@ -25,11 +27,17 @@ export const KIND_HELP: Record<ChangeKind, string> = {
   facts:
     'The agent reports other addresses, FQDN, OS or product than the confirmed ones; for a new host, its first addresses: ' +
     'no credentials go to it until an admin accepts them.',
-  identity: 'Another agent instance or key speaks for this host (a reinstalled agent, or an impostor).',
+  identity:
+    'Another agent instance or key speaks for this host, or an agent that sends no instance id where the bound one does ' +
+    '(a reinstalled agent, or an impostor). Accepted one by one only.',
   winrm_certificate:
     "The host's WinRM certificate differs from the accepted one (or none is accepted yet): compare its fingerprint with " +
-    "the host's (Get-ChildItem Cert:\\LocalMachine\\My) before accepting.",
+    "the host's (Get-ChildItem Cert:\\LocalMachine\\My) before accepting. Accepted one by one only.",
 };
+
+/** Kinds the API never accepts in bulk (ONE_BY_ONE): each is accepted on its own, after a look. */
+export const ONE_BY_ONE_KINDS: readonly ChangeKind[] = ['identity', 'winrm_certificate'];
+export const acceptsInBulk = (c: HostChange): boolean => !ONE_BY_ONE_KINDS.includes(c.kind);
 
 const FIELD_LABELS: Record<string, string> = {
   os_family: 'OS',
@@ -66,6 +74,8 @@ export function changeLines(c: HostChange): ChangeLine[] {
       if (c.current_key_name) from = `${c.current_key_name} (#${from})`;
       if (c.key_name) to = `${c.key_name} (#${to})`;
     }
+    // An identity proposal's null instance: the reporting agent sends none (accepting unbinds the instance).
+    if (field === 'agent_instance_id' && proposed[field] === null) to = 'none sent';
     return { field, label: FIELD_LABELS[field] ?? field, from, to };
   });
 }
@@ -79,8 +89,9 @@ function bulkText(decision: Decision, a: BulkAnswer): DecisionReport {
   const verb = decision === 'accept' ? 'Accepted' : 'Rejected';
   const parts = [`${verb} ${a.decided} change(s)`];
   if (a.conflicts) parts.push(`${a.conflicts} no longer pending or changed meanwhile (reload to see them)`);
+  if (a.refused) parts.push(`${a.refused} identity or certificate change(s) left pending: accept those one by one`);
   if (a.not_found) parts.push(`${a.not_found} gone`);
-  return { ok: a.conflicts === 0 && a.not_found === 0, text: parts.join('; ') };
+  return { ok: a.conflicts === 0 && a.refused === 0 && a.not_found === 0, text: parts.join('; ') };
 }
 
 /** Accepts or rejects one change as the admin saw it. */
@@ -94,22 +105,29 @@ export async function decideOne(c: HostChange, decision: Decision): Promise<Deci
   return { ok: false, text: errorText(error, 'The decision failed') };
 }
 
-/** Accepts or rejects the given changes (as the admin saw them) in one call. */
+/**
+ * Accepts or rejects the given changes in one call, each with the proposal the admin saw. An accept
+ * sends only the kinds accepted in bulk (the caller says so beforehand: acceptsInBulk).
+ */
 export async function decideSelected(changes: HostChange[], decision: Decision): Promise<DecisionReport> {
   const path = decision === 'accept' ? '/api/v1/host-changes/accept' : '/api/v1/host-changes/reject';
+  const sent = decision === 'accept' ? changes.filter(acceptsInBulk) : changes;
+  if (!sent.length) return { ok: false, text: 'Identity and certificate changes are accepted one by one' };
   const { data, error } = await api.POST(path, {
-    body: { changes: changes.map((c) => ({ id: c.id, proposed: c.proposed as Record<string, unknown> })) },
+    body: { changes: sent.map((c) => ({ id: c.id, proposed: c.proposed as Record<string, unknown> })) },
   });
   return data ? bulkText(decision, data) : { ok: false, text: errorText(error, 'The decision failed') };
 }
 
-/** Accepts or rejects every pending change under the filter, call after call until none is left. */
-export async function decideAll(
-  filter: { kind?: ChangeKind; search?: string; host_id?: number },
-  decision: Decision,
-): Promise<DecisionReport> {
-  const path = decision === 'accept' ? '/api/v1/host-changes/accept' : '/api/v1/host-changes/reject';
-  const sum: BulkAnswer = { decided: 0, conflicts: 0, not_found: 0, remaining: 0, items: [] };
+/**
+ * Rejects every pending change under the filter, call after call until none is left. Rejecting changes
+ * nothing on a host, so it may take what is pending when it runs; there is no accept-all: an accept
+ * applies only proposals the admin saw.
+ */
+export async function rejectAll(filter: { kind?: ChangeKind; search?: string; host_id?: number }): Promise<DecisionReport> {
+  const decision = 'reject';
+  const path = '/api/v1/host-changes/reject';
+  const sum: BulkAnswer = { decided: 0, conflicts: 0, refused: 0, not_found: 0, remaining: 0, items: [] };
   // Each call decides up to the API's bulk limit and says how many are left; a bound guards against a
   // fleet that keeps proposing faster than we decide.
   for (let i = 0; i < 100; i++) {
