@@ -125,7 +125,16 @@ beforeAll(async () => {
     host: { hostname: 'gw-01', os_family: 'windows' },
     details: { user: 'CORP\\bob', internal_ip: '127.0.0.1', external_ip: '203.0.113.7', event_id_windows: 302 },
   });
-  await insertEnvelopes(h.stores.ch, [gw]);
+  // The gateway's own agent (fleet key, its instance), bound and confirmed: only its events drive gateway actions.
+  await insertHost(h.stores.pg, {
+    hostname: 'gw-01',
+    product: 'rdp-login-monitor',
+    version: '2.1.7-SAC',
+    address: '10.20.0.1',
+    agentInstanceId: 'inst-gw',
+    boundKeyId: k.id,
+  });
+  await insertEnvelopes(h.stores.ch, [gw], { agentKeyId: k.id });
   gatewayEvent = gw.event.event_id;
 });
 

@@ -140,10 +140,15 @@ export function fixtureEnvelope(e: FixtureEvent, base: Date, id = randomUUID()):
   };
 }
 
-export async function insertEnvelopes(ch: ClickHouseClient, envs: EventEnvelope[]): Promise<void> {
+/** `agentKeyId`: the verified agent key the store records for each (as ingest's header; default unknown). */
+export async function insertEnvelopes(
+  ch: ClickHouseClient,
+  envs: EventEnvelope[],
+  opts: { agentKeyId?: number } = {},
+): Promise<void> {
   await insertEventRows(
     ch,
-    envs.map((e) => envelopeToRow(e)),
+    envs.map((e) => envelopeToRow(e, undefined, opts.agentKeyId ?? 0)),
   );
 }
 

@@ -585,6 +585,8 @@ export interface EventDetail extends EventRow {
   hidden: boolean;
   /** the event as the agent sent it (schema v1) */
   event: Record<string, unknown>;
+  /** the verified agent key ingest recorded for it (null: unknown, stored before provenance was kept) */
+  agent_key_id: number | null;
 }
 
 /**
@@ -600,9 +602,9 @@ export async function getEvent(ch: ClickHouseClient, pg: Pool, ts: TypeSettings,
   );
   if (!loc[0]) return null;
   const at = new Date(Number(loc[0].occurred_ts) * 1000);
-  const rows = await queryRows<RawRow & { event_json: string }>(
+  const rows = await queryRows<RawRow & { event_json: string; agent_key_id: number | string }>(
     ch,
-    sql`SELECT ${rowColumns(ts)}, event_json FROM events
+    sql`SELECT ${rowColumns(ts)}, event_json, agent_key_id FROM events
         PREWHERE event_id = ${loc[0].event_id}
         WHERE hostname = ${loc[0].hostname} AND ${occurredRangeSql({ from: at, toInclusive: at })} LIMIT 1`,
   );
@@ -615,7 +617,14 @@ export async function getEvent(ch: ClickHouseClient, pg: Pool, ts: TypeSettings,
   } catch {
     // A row written without its JSON still shows its columns.
   }
-  return { ...row!, severity: effectiveSeverity(ts, r.type, r.severity), hidden: isHidden(ts, r.type), event };
+  const keyId = Number(r.agent_key_id);
+  return {
+    ...row!,
+    severity: effectiveSeverity(ts, r.type, r.severity),
+    hidden: isHidden(ts, r.type),
+    event,
+    agent_key_id: keyId > 0 ? keyId : null,
+  };
 }
 
 // ---- histogram and top values (the events page's investigation aids) ----

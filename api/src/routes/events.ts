@@ -3,6 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Severity } from '@watchpost/schemas';
+import { eventProvenance } from '@watchpost/core';
 import { ApiError, notFound } from '../errors.ts';
 import { seesInstanceIds, withoutInstanceIds } from '../instance-ids.ts';
 import {
@@ -255,8 +256,9 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
       const ts = await loadTypeSettings(pg);
       const e = await getEvent(clickhouse, pg, ts, req.params.id);
       if (!e) throw notFound('event');
+      const provenance = await eventProvenance(pg, e);
       // The agent's instance id, with the fleet key, would fetch its host's commands: admins only.
-      return seesInstanceIds(req) ? e : { ...e, event: withoutInstanceIds(e.event) };
+      return seesInstanceIds(req) ? { ...e, provenance } : { ...e, event: withoutInstanceIds(e.event), provenance };
     },
   );
 };

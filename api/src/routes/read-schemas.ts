@@ -70,6 +70,25 @@ export const eventDetailSchema = {
       additionalProperties: true,
       description: `the full event as sent by the agent (schema v1); source.agent_instance_id: ${ADMIN_ONLY_INSTANCE}`,
     },
+    provenance: {
+      type: 'object',
+      required: ['agent_key_id', 'verdict', 'reason'],
+      description:
+        'Who posted the event, judged against the binding of the host it names (issue 33). Gateway and terminate actions act ' +
+        'only on `bound` events of a Windows agent (rdp-login-monitor).',
+      properties: {
+        agent_key_id: { type: 'integer', nullable: true, description: 'the agent key ingest verified (null: not recorded)' },
+        verdict: {
+          type: 'string',
+          enum: ['bound', 'unconfirmed_host', 'other_key', 'other_instance', 'no_key', 'unbound_host', 'unknown_host'],
+          description:
+            "bound: the host's bound key and agent instance, and an admin confirmed the host; unconfirmed_host: bound, not confirmed yet; " +
+            'other_key / other_instance: not the agent the host is bound to; no_key: stored without a verified key (before provenance ' +
+            'was recorded); unbound_host: the host is bound to no key yet; unknown_host: no such host',
+        },
+        reason: { type: 'string', description: 'the verdict in words' },
+      },
+    },
   },
 } as const;
 

@@ -5,3 +5,4 @@ export * from './store.ts';
 export * from './reads.ts';
 export * from './changes.ts';
 export * from './binding.ts';
+export * from './provenance.ts';

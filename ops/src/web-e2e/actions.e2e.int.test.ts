@@ -160,6 +160,16 @@ beforeAll(async () => {
     version: AGENT_FROM,
     address: '127.0.0.1',
     agentInstanceId: 'w1',
+    boundKeyId: 21,
+  });
+  // The gateway's own agent, bound and confirmed: only its events drive gateway actions (issue 33).
+  await insertHost(srv.h.stores.pg, {
+    hostname: 'gw-01',
+    product: 'rdp-login-monitor',
+    version: AGENT_FROM,
+    address: '10.20.0.1',
+    agentInstanceId: 'g1',
+    boundKeyId: 22,
   });
   linuxHost = await insertHost(srv.h.stores.pg, {
     hostname: 'lin-01',
@@ -177,12 +187,13 @@ beforeAll(async () => {
     }),
     makeEnvelope({
       type: 'rdg.connection.success',
-      source: windows,
+      source: { ...windows, agent_instance_id: 'g1' },
       host: { hostname: 'gw-01', os_family: 'windows' },
       details: { user: 'CORP\\bob', internal_address: '127.0.0.1:3389' },
     }),
   ];
-  await srv.store(envs);
+  await srv.store(envs.slice(0, 1), { agentKeyId: 21 });
+  await srv.store(envs.slice(1), { agentKeyId: 22 });
   [ev.rdp, ev.gateway] = envs.map((e) => e.event.event_id) as [string, string];
   const ctx = await browser.newContext({ viewport: DESKTOP });
   page = await ctx.newPage();
@@ -394,6 +405,10 @@ describe('remote actions in the browser', () => {
   it('event page: terminate the session of an rdp.login.success user', async () => {
     resetSessions();
     await page.goto(`${srv.url}/events/${ev.rdp}`);
+    // Where the event came from (issue 33): the host's own bound agent, so its session actions are offered.
+    await page.waitForSelector('[data-testid=provenance]');
+    expect(await text(page, '[data-testid=provenance]')).toMatch(/agent key #21: posted by the agent host win-01 is bound to/);
+    expect(await page.$('[data-testid=provenance-refusal]')).toBeNull();
     await page.click('button:has-text("Terminate session of CORP\\\\alice")');
     await confirmDialog(page, 'Terminate');
     expect(await outcome(page, 'terminate')).toEqual({

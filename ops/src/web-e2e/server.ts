@@ -21,8 +21,11 @@ export function ensureWebBuilt(): void {
 export interface WebServer {
   h: ApiHarness;
   url: string;
-  /** Stores events as the store processor does (and, with correlate, as the correlate processor does). */
-  store(envs: EventEnvelope[], opts?: { correlate?: boolean }): Promise<void>;
+  /**
+   * Stores events as the store processor does (and, with correlate, as the correlate processor does);
+   * `agentKeyId`: the verified agent key ingest would have recorded.
+   */
+  store(envs: EventEnvelope[], opts?: { correlate?: boolean; agentKeyId?: number }): Promise<void>;
   /** The live `events` message the stream processor publishes for these events. */
   publishLive(envs: EventEnvelope[]): Promise<void>;
   close(): Promise<void>;
@@ -37,7 +40,7 @@ export async function startWebServer(name: string, env: Record<string, string> =
     h,
     url: `http://127.0.0.1:${port}`,
     async store(envs, opts = {}) {
-      await insertEnvelopes(h.stores.ch, envs);
+      await insertEnvelopes(h.stores.ch, envs, { agentKeyId: opts.agentKeyId });
       if (opts.correlate) await correlate(h.stores.pg, envs);
     },
     async publishLive(envs) {

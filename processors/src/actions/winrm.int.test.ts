@@ -21,6 +21,9 @@ let admin: string;
 let monitor: string;
 let hostId: number;
 const ev = { rdp: '', rdpFailed: '', gateway: '', gatewayUnknown: '' };
+/** The agent keys win-01's and gw-01's agents are bound to. */
+const WIN_KEY = 11;
+const GW_KEY = 12;
 
 async function call(method: 'GET' | 'POST' | 'PUT', path: string, token = admin, payload?: object) {
   const r = await h.app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${token}` }, payload });
@@ -49,9 +52,21 @@ beforeAll(async () => {
     product: 'rdp-login-monitor',
     version: '3.0.0',
     address: '127.0.0.1',
+    boundKeyId: WIN_KEY,
+    agentInstanceId: 'w1',
   });
   await pinWinrmCertificate(h.stores.pg, hostId, win.certSha256!, 'ada');
+  // The gateway's own agent posted its events (issue 33: only such events drive an action).
+  await insertHost(h.stores.pg, {
+    hostname: 'gw-01',
+    product: 'rdp-login-monitor',
+    version: '3.0.0',
+    address: '10.20.0.1',
+    boundKeyId: GW_KEY,
+    agentInstanceId: 'g1',
+  });
   const windows = { product: 'rdp-login-monitor' as const, product_version: '3.0.0', agent_instance_id: 'w1' };
+  const gateway = { ...windows, agent_instance_id: 'g1' };
   const envs = [
     makeEnvelope({
       type: 'rdp.login.success',
@@ -67,18 +82,19 @@ beforeAll(async () => {
     }),
     makeEnvelope({
       type: 'rdg.connection.success',
-      source: windows,
+      source: gateway,
       host: { hostname: 'gw-01', os_family: 'windows' },
       details: { user: 'CORP\\bob', internal_address: '127.0.0.1:3389', code: 302 },
     }),
     makeEnvelope({
       type: 'rdg.connection.success',
-      source: windows,
+      source: gateway,
       host: { hostname: 'gw-01', os_family: 'windows' },
       details: { user: 'carol', internal_address: '10.9.9.9' },
     }),
   ];
-  await insertEnvelopes(h.stores.ch, envs);
+  await insertEnvelopes(h.stores.ch, envs.slice(0, 2), { agentKeyId: WIN_KEY });
+  await insertEnvelopes(h.stores.ch, envs.slice(2), { agentKeyId: GW_KEY });
   [ev.rdp, ev.rdpFailed, ev.gateway, ev.gatewayUnknown] = envs.map((e) => e.event.event_id) as [string, string, string, string];
 });
 
@@ -266,6 +282,80 @@ describe('event actions', () => {
     expect(r.body.error).toMatchObject({ code: 'ACTION_NOT_POSSIBLE', message: expect.stringContaining('10.9.9.9') });
     const notGateway = await call('POST', `/events/${ev.rdp}/actions/gateway-qwinsta`, monitor);
     expect(notGateway.status).toBe(400);
+  });
+});
+
+describe('events not from the bound agent (issue 33: provenance)', () => {
+  /** Stores an event as ingest would have with `keyId` and returns its id. */
+  async function forged(over: Parameters<typeof makeEnvelope>[0], keyId: number): Promise<string> {
+    const e = makeEnvelope(over);
+    await insertEnvelopes(h.stores.ch, [e], { agentKeyId: keyId });
+    return e.event.event_id;
+  }
+  const gatewayEvent = (source: Record<string, string>) => ({
+    type: 'rdg.connection.success',
+    source: { product: 'rdp-login-monitor' as const, product_version: '3.0.0', ...source },
+    host: { hostname: 'gw-01', os_family: 'windows' as const },
+    details: { user: 'carol', internal_address: '127.0.0.1' },
+  });
+
+  it('refuses gateway and terminate actions on events another key, instance or product posted, before any connection', async () => {
+    const before = win.requests.length;
+    const cases: [string, string, RegExp][] = [
+      // Any fleet key names the gateway and an internal host: not the key gw-01 is bound to.
+      [
+        await forged(gatewayEvent({ agent_instance_id: 'g1' }), 99),
+        'gateway-qwinsta',
+        /agent key 99, not with the key host gw-01 is bound to/,
+      ],
+      // The gateway's key with another agent instance, or with none.
+      [await forged(gatewayEvent({ agent_instance_id: 'g2' }), GW_KEY), 'gateway-logoff', /another agent instance/],
+      [await forged(gatewayEvent({}), GW_KEY), 'gateway-qwinsta', /another agent instance/],
+      // Stored without a verified key (before provenance was recorded).
+      [await forged(gatewayEvent({ agent_instance_id: 'g1' }), 0), 'gateway-qwinsta', /without a verified agent key/],
+      // A Linux agent's key cannot speak for a gateway.
+      [
+        await forged({ ...gatewayEvent({}), source: { product: 'ssh-monitor', product_version: '1.1.2' } }, GW_KEY),
+        'gateway-qwinsta',
+        /sent by ssh-monitor, not by the Windows agent/,
+      ],
+      [
+        await forged(
+          {
+            type: 'rdp.login.success',
+            source: { product: 'rdp-login-monitor', product_version: '3.0.0', agent_instance_id: 'w1' },
+            host: { hostname: 'win-01', os_family: 'windows' as const },
+            details: { user: 'alice' },
+          },
+          GW_KEY,
+        ),
+        'terminate-session',
+        /not with the key host win-01 is bound to/,
+      ],
+    ];
+    for (const [id, path, reason] of cases) {
+      const r = await call('POST', `/events/${id}/actions/${path}`);
+      expect(r.status, `${path} ${JSON.stringify(r.body)}`).toBe(400);
+      expect(r.body.error).toMatchObject({ code: 'ACTION_NOT_POSSIBLE', message: expect.stringMatching(reason) });
+    }
+    expect(win.requests.length).toBe(before);
+  });
+
+  it('the event says where it came from; an unconfirmed gateway is not believed until an admin confirms it', async () => {
+    const id = await forged(gatewayEvent({ agent_instance_id: 'g1' }), GW_KEY);
+    const detail = await call('GET', `/events/${id}`, monitor);
+    expect(detail.body.provenance).toEqual({ agent_key_id: GW_KEY, verdict: 'bound', reason: expect.any(String) });
+    await h.stores.pg.query(`UPDATE hosts SET confirmed_at = NULL, confirmed_by = NULL WHERE hostname = 'gw-01'`);
+    try {
+      expect((await call('GET', `/events/${id}`, monitor)).body.provenance.verdict).toBe('unconfirmed_host');
+      const r = await call('POST', `/events/${id}/actions/gateway-qwinsta`, monitor);
+      expect(r.status).toBe(400);
+      expect(r.body.error.message).toMatch(/no admin has confirmed host gw-01/);
+    } finally {
+      await h.stores.pg.query(`UPDATE hosts SET confirmed_at = now(), confirmed_by = 'ada' WHERE hostname = 'gw-01'`);
+    }
+    const forgedDetail = await call('GET', `/events/${await forged(gatewayEvent({ agent_instance_id: 'g1' }), 99)}`, monitor);
+    expect(forgedDetail.body.provenance).toMatchObject({ agent_key_id: 99, verdict: 'other_key' });
   });
 });
 

@@ -42,6 +42,8 @@ export interface RawMessage {
   key: Buffer | null;
   value: Buffer | null;
   offset: string;
+  /** The message's Kafka headers as read (the store records AGENT_KEY_HEADER); absent when it has none. */
+  headers?: IHeaders;
 }
 
 /** Raw mode's answer: which messages of the batch (by index) were poison, and why. */
@@ -476,7 +478,12 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
         const now = Date.now();
         const bytes = m.value?.length ?? 0;
         if (opts.handleRaw)
-          st.buffer.add({ kind: 'raw', m: { key: m.key, value: m.value, offset: m.offset } }, m.offset, now, bytes);
+          st.buffer.add(
+            { kind: 'raw', m: { key: m.key, value: m.value, offset: m.offset, headers: m.headers } },
+            m.offset,
+            now,
+            bytes,
+          );
         else {
           const decoded = decode(m.value);
           if (decoded.ok) {

@@ -12,15 +12,18 @@ export interface DecodedChunk {
   poison: RawResult['poison'];
 }
 
-/** `data` holds the values back to back; `ends[i]` is where value i ends (an empty one = no value). */
-export function decodeChunk(data: Buffer, ends: ArrayLike<number>): DecodedChunk {
+/**
+ * `data` holds the values back to back; `ends[i]` is where value i ends (an empty one = no value);
+ * `keys[i]` is the verified agent key id of value i (0 or absent = unknown).
+ */
+export function decodeChunk(data: Buffer, ends: ArrayLike<number>, keys?: ArrayLike<number>): DecodedChunk {
   const rows: EventRow[] = [];
   const poison: DecodedChunk['poison'] = [];
   let start = 0;
   for (let i = 0; i < ends.length; i++) {
     const end = ends[i]!;
     const d = decodeEnvelope(end > start ? data.subarray(start, end) : null, { eventJson: true });
-    if (d.ok) rows.push(envelopeToRow(d.envelope, d.eventJson));
+    if (d.ok) rows.push(envelopeToRow(d.envelope, d.eventJson, keys?.[i] ?? 0));
     else poison.push({ index: i, reason: d.reason });
     start = end;
   }

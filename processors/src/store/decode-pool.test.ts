@@ -49,6 +49,12 @@ describe('DecodePool', () => {
     const [a, b] = await Promise.all([threaded.decode(values), inline.decode(values)]);
     expect(a.tsv.equals(b.tsv)).toBe(true);
     expect(a).toEqual(b);
+    // The verified key of each value reaches its row, in the worker as inline.
+    const keys = [5, 0, 6, 0, 0, 0, 7];
+    const [ka, kb] = await Promise.all([threaded.decode(values, keys), inline.decode(values, keys)]);
+    expect(ka.tsv.equals(kb.tsv)).toBe(true);
+    const withKeys = rowsToTsv(good.map((e, i) => envelopeToRow(e, JSON.stringify(e.event), [5, 6, 7][i])));
+    expect(ka.tsv.equals(withKeys)).toBe(true);
     // Several chunks in flight at once each get their own answer.
     const many = await Promise.all(Array.from({ length: 5 }, (_, i) => threaded.decode(values.slice(0, i + 1))));
     expect(many.map((m) => m.count)).toEqual([1, 1, 2, 2, 2]);

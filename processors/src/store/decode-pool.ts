@@ -27,16 +27,22 @@ export class DecodePool {
     this.slots = Array.from({ length: threads }, () => undefined);
   }
 
-  decode(values: readonly (Buffer | null)[]): Promise<DecodedChunk> {
+  /** `keyIds[i]`: the verified agent key id of value i (0 = unknown); default all unknown. */
+  decode(values: readonly (Buffer | null)[], keyIds: readonly number[] = []): Promise<DecodedChunk> {
     const { data, ends } = packValues(values);
-    if (this.slots.length === 0) return Promise.resolve(decodeChunk(data, ends));
+    const keys = Uint32Array.from(values, (_, i) => keyIds[i] ?? 0);
+    if (this.slots.length === 0) return Promise.resolve(decodeChunk(data, ends, keys));
     if (this.closed) return Promise.reject(new Error('decode pool closed'));
     const i = this.next++ % this.slots.length;
     const slot = (this.slots[i] ??= this.spawn(i));
     const id = this.seq++;
     return new Promise<DecodedChunk>((resolve, reject) => {
       slot.pending.set(id, { resolve, reject });
-      slot.worker.postMessage({ id, data: data.buffer, ends }, [data.buffer as ArrayBuffer, ends.buffer as ArrayBuffer]);
+      slot.worker.postMessage({ id, data: data.buffer, ends, keys }, [
+        data.buffer as ArrayBuffer,
+        ends.buffer as ArrayBuffer,
+        keys.buffer as ArrayBuffer,
+      ]);
     });
   }
 

@@ -2,9 +2,9 @@
 import { parentPort } from 'node:worker_threads';
 import { decodeChunk } from './decode-chunk.ts';
 
-parentPort!.on('message', (m: { id: number; data: ArrayBuffer; ends: Int32Array }) => {
+parentPort!.on('message', (m: { id: number; data: ArrayBuffer; ends: Int32Array; keys: Uint32Array }) => {
   try {
-    const r = decodeChunk(Buffer.from(m.data), m.ends);
+    const r = decodeChunk(Buffer.from(m.data), m.ends, m.keys);
     // Transfer the rows instead of copying them back (a copy when the buffer is a slice of a pool).
     const own =
       r.tsv.byteOffset === 0 && r.tsv.byteLength === r.tsv.buffer.byteLength

@@ -1,5 +1,6 @@
 // The `store` role: events.v1 -> ClickHouse `events`, in its own consumer group.
 import type { RoleStarter } from '@watchpost/runtime';
+import { agentKeyIdOf } from '@watchpost/schemas';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
 import { consumerOptions } from '../kafka/consumer-options.ts';
 import { DecodePool } from './decode-pool.ts';
@@ -17,7 +18,10 @@ export const storeRole: RoleStarter = async ({ config, log, clients }) => {
     log,
     // Decoded off the Kafka loop (decode-pool.ts); the consumer sends the poison ones to the DLQ.
     handleRaw: async (batch) => {
-      const chunk = await pool.decode(batch.map((m) => m.value));
+      const chunk = await pool.decode(
+        batch.map((m) => m.value),
+        batch.map((m) => agentKeyIdOf(m.headers) ?? 0),
+      );
       await inserter.insertTsv(chunk.tsv);
       return { poison: chunk.poison };
     },

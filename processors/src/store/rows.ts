@@ -33,6 +33,8 @@ export interface EventRow {
   fingerprint: string;
   actor_user: string;
   source_ip: string;
+  /** The agent key ingest verified for the event (its message's wp-agent-key header); 0 = unknown. */
+  agent_key_id: number;
   event_json: string;
 }
 
@@ -59,6 +61,7 @@ export const EVENT_COLUMNS = [
   'fingerprint',
   'actor_user',
   'source_ip',
+  'agent_key_id',
   'event_json',
 ] as const satisfies readonly (keyof EventRow)[];
 
@@ -76,8 +79,11 @@ export function pickDetail(details: unknown, keys: readonly string[]): string {
   return detailText(details, keys) ?? '';
 }
 
-/** `eventJson`: the event's text as received (kept as is); else the event is serialised. */
-export function envelopeToRow(env: EventEnvelope, eventJson?: string): EventRow {
+/**
+ * `eventJson`: the event's text as received (kept as is); else the event is serialised. `agentKeyId`:
+ * the verified key from the message's header (0 = unknown).
+ */
+export function envelopeToRow(env: EventEnvelope, eventJson?: string, agentKeyId = 0): EventRow {
   const e = env.event;
   const w = windowTime(e.occurred_at, env.received_at);
   // Type and severity as what the event is (a 4625 the agent labelled agent.notification counts as a
@@ -105,6 +111,7 @@ export function envelopeToRow(env: EventEnvelope, eventJson?: string): EventRow 
     fingerprint: e.fingerprint ?? '',
     actor_user: eventUserOf(e.details) ?? '',
     source_ip: sourceAddressOf(e.details) ?? '',
+    agent_key_id: agentKeyId,
     event_json: eventJson ?? JSON.stringify(e),
   };
 }

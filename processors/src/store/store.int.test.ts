@@ -3,7 +3,7 @@ import { Clients, createLogger, type RoleHandle } from '@watchpost/runtime';
 import { queryRows } from '@watchpost/runtime';
 import { sql } from '@watchpost/runtime';
 import { metrics } from '@watchpost/runtime';
-import { encodeEnvelope } from '@watchpost/schemas';
+import { AGENT_KEY_HEADER, encodeEnvelope } from '@watchpost/schemas';
 import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
 import { storeRole } from './index.ts';
 import { envelopeToRow } from './rows.ts';
@@ -120,7 +120,16 @@ describe('store role', () => {
     const invalid = makeEnvelope();
     delete (invalid.event as Record<string, unknown>).title;
     await produce(s.config, s.config.topics.events, [
-      ...envs.map((e) => ({ key: e.event.host.hostname, value: encodeEnvelope(e) })),
+      // Ingest's verified key travels in a header (every other message here), the store records it.
+      ...envs.map((e, i) => ({
+        key: e.event.host.hostname,
+        value: encodeEnvelope(e),
+        ...(i % 2 === 1
+          ? { headers: { [AGENT_KEY_HEADER]: '42' } }
+          : i % 4 === 2
+            ? { headers: { [AGENT_KEY_HEADER]: 'x9' } }
+            : {}),
+      })),
       ...[1, 2, 3].map(() => ({ key: repeated.event.host.hostname, value: encodeEnvelope(repeated) })),
       { key: 'h', value: Buffer.from('not json at all') },
       { key: 'h', value: encodeEnvelope(invalid) },
@@ -140,9 +149,24 @@ describe('store role', () => {
     expect(rep[0]).toEqual({ n: '1', title: 'posted three times' });
     const one = await queryRows<Record<string, unknown>>(
       s.ch,
-      sql`SELECT hostname, actor_user, source_ip, severity FROM events WHERE event_id = ${envs[5]!.event.event_id}`,
+      sql`SELECT hostname, actor_user, source_ip, severity, agent_key_id FROM events WHERE event_id = ${envs[5]!.event.event_id}`,
     );
-    expect(one[0]).toEqual({ hostname: 'host-5.example.org', actor_user: 'root', source_ip: '203.0.113.5', severity: 'warning' });
+    expect(one[0]).toEqual({
+      hostname: 'host-5.example.org',
+      actor_user: 'root',
+      source_ip: '203.0.113.5',
+      severity: 'warning',
+      agent_key_id: 42,
+    });
+    // No header, or one that is not a key id: unknown (0).
+    const keys = await queryRows<{ k: number; n: string }>(
+      s.ch,
+      sql`SELECT agent_key_id AS k, uniqExact(event_id) AS n FROM events GROUP BY k ORDER BY k`,
+    );
+    expect(keys).toEqual([
+      { k: 0, n: '1501' },
+      { k: 42, n: '1500' },
+    ]);
     const dlq = (await readAll(s.config, s.config.topics.deadLetter, 2)).map((m) => JSON.parse(m.value));
     expect(dlq.map((d) => d.reason).sort()).toEqual([expect.stringMatching(/title/), expect.stringMatching(/not JSON/)].sort());
     expect(await handle.checks!.store_consumer!()).toBe(true);

@@ -24,11 +24,11 @@ describe('tsvStringArray', () => {
 });
 
 describe('rowToTsv', () => {
-  it('writes one line of 22 fields whatever the content', () => {
+  it('writes one line of 23 fields whatever the content', () => {
     const row = envelopeToRow(makeEnvelope({ title: 'a\tb\nc', summary: '\r\n\\' }));
     const line = rowToTsv(row);
     expect(line.endsWith('\n')).toBe(true);
     expect(line.slice(0, -1)).not.toMatch(/\n/);
-    expect(line.split('\t')).toHaveLength(22);
+    expect(line.split('\t')).toHaveLength(23);
   });
 });

@@ -5154,6 +5154,18 @@ export interface operations {
             event: {
               [key: string]: unknown;
             };
+            /** @description Who posted the event, judged against the binding of the host it names (issue 33). Gateway and terminate actions act only on `bound` events of a Windows agent (rdp-login-monitor). */
+            provenance?: {
+              /** @description the agent key ingest verified (null: not recorded) */
+              agent_key_id: number | null;
+              /**
+               * @description bound: the host's bound key and agent instance, and an admin confirmed the host; unconfirmed_host: bound, not confirmed yet; other_key / other_instance: not the agent the host is bound to; no_key: stored without a verified key (before provenance was recorded); unbound_host: the host is bound to no key yet; unknown_host: no such host
+               * @enum {string}
+               */
+              verdict: 'bound' | 'unconfirmed_host' | 'other_key' | 'other_instance' | 'no_key' | 'unbound_host' | 'unknown_host';
+              /** @description the verdict in words */
+              reason: string;
+            };
           };
         };
       };

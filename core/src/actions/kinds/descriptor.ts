@@ -21,7 +21,11 @@ export type ActionResource = 'host' | 'event' | 'agent-updates';
 export interface ActionEvent {
   type: string;
   hostname: string;
+  /** source.product as stored */
+  product: string;
   actor_user: string | null;
+  /** the verified agent key ingest recorded for it (null: unknown) */
+  agent_key_id: number | null;
   /** the event as the agent sent it (schema v1) */
   event: Record<string, unknown>;
 }

@@ -2,6 +2,8 @@
 // Windows host behind its internal address.
 import { detailText, eventUserOf } from '@watchpost/schemas';
 import { findGatewayHost, type ActionHost } from '../../hosts/store.ts';
+import { eventProvenance } from '../../hosts/provenance.ts';
+import { COMMAND_AGENT_PRODUCT } from '../agent-commands.ts';
 import { gatewayAddress, validUserName } from '../validate.ts';
 import { notPossible, type ActionEvent, type ActionRouteContext } from './descriptor.ts';
 
@@ -14,12 +16,27 @@ export const GATEWAY_TARGET_KEYS = ['internal_address', 'target_address', 'inter
 /** The event's user (schemas' eventUserOf, else its stored actor user), when valid. */
 export const eventUser = (e: ActionEvent): string | null => validUserName(eventUserOf(e.event.details) ?? e.actor_user);
 
+/**
+ * Refuses an event that did not come from its own host's Windows agent (issue 33): any fleet key can post
+ * an event naming any user and internal host, so a gateway or terminate action believes only an event of
+ * rdp-login-monitor posted with the key and instance its host is bound to, on a host an admin confirmed.
+ */
+export async function requireOwnAgentEvent(ctx: Pick<ActionRouteContext<unknown, unknown>, 'pg'>, e: ActionEvent): Promise<void> {
+  if (e.product !== COMMAND_AGENT_PRODUCT)
+    throw notPossible(
+      `the event was sent by ${e.product || 'an unknown product'}, not by the Windows agent (${COMMAND_AGENT_PRODUCT})`,
+    );
+  const p = await eventProvenance(ctx.pg, e);
+  if (p.verdict !== 'bound') throw notPossible(`this event is not trusted to act on: ${p.reason}`);
+}
+
 /** The registered Windows host behind a gateway event's internal address, and the event's user. */
 export async function gatewayTarget(
   ctx: Pick<ActionRouteContext<unknown, unknown>, 'pg' | 'event'>,
 ): Promise<{ host: ActionHost; user: string | null }> {
   const e = await ctx.event();
   if (!e.type.startsWith('rdg.')) throw notPossible(`${e.type} is not a remote-gateway event`);
+  await requireOwnAgentEvent(ctx, e);
   const internal = detailText(e.event.details, GATEWAY_TARGET_KEYS);
   if (!internal) throw notPossible(`the event names no internal address (details.${GATEWAY_TARGET_KEYS.join(', details.')})`);
   const addr = gatewayAddress(internal);

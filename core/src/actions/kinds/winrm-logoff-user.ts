@@ -2,7 +2,7 @@
 // a gateway event's logoff without session id plans one too, see winrm-logoff.ts).
 import { findHost, ACTION_HOST_COLUMNS } from '../../hosts/store.ts';
 import { actionRoute, notPossible, targetOf, type ActionKindDescriptor } from './descriptor.ts';
-import { eventUser } from './events.ts';
+import { eventUser, requireOwnAgentEvent } from './events.ts';
 
 export const winrmLogoffUser: ActionKindDescriptor<'winrm.logoff_user'> = {
   kind: 'winrm.logoff_user',
@@ -22,6 +22,7 @@ export const winrmLogoffUser: ActionKindDescriptor<'winrm.logoff_user'> = {
         const e = await ctx.event();
         if (e.type !== 'rdp.login.success')
           throw notPossible(`only rdp.login.success events have a session to terminate, not ${e.type}`);
+        await requireOwnAgentEvent(ctx, e);
         const user = eventUser(e);
         if (!user) throw notPossible('the event names no valid user');
         const host = await findHost(ctx.pg, { hostname: e.hostname }, ACTION_HOST_COLUMNS);
