@@ -113,7 +113,15 @@ describe('git connectivity test (unsaved values)', () => {
   it('reads the tags and checks the branch without saving anything', async () => {
     const r = await api('POST', '/settings/agent-updates/git-test', { git_url: repo.url, branch: 'main' });
     expect(r.status, JSON.stringify(r.body)).toBe(200);
-    expect(r.body.result).toEqual({ ok: true, branch_found: true, tags: 3, latest_version: '1.2.0', version_source: 'tag' });
+    expect(r.body.result).toEqual({
+      ok: true,
+      branch_found: true,
+      ref_kind: 'branch',
+      commit: expect.stringMatching(/^[0-9a-f]{40}$/),
+      tags: 3,
+      latest_version: '1.2.0',
+      version_source: 'tag',
+    });
     expect((await api('GET', '/settings/agent-updates')).body.linux.git_url).toBe('');
   });
 

@@ -27,6 +27,7 @@ import {
 } from '@watchpost/schemas';
 import {
   agentKindOf,
+  checkGitUrl,
   commandResultRef,
   configFor,
   findHostBinding,
@@ -158,6 +159,8 @@ export function agentPollRoutes(deps: {
           latest?.version &&
           repo.gitUrl &&
           latest.git_url === repo.gitUrl &&
+          // Never a URL refused now (a token in it, saved before that was refused): the offer goes to agents.
+          checkGitUrl(repo.gitUrl, { allowFile: config.actions.agentUpdate.allowFileUrls }).ok &&
           shouldOfferUpdate(host.product_version, b.product_version, latest.version)
         ) {
           update = { version: latest.version, git_url: repo.gitUrl, branch: repo.branch };

@@ -65,3 +65,4 @@ export async function insertHost(
   return Number(r.rows[0]!.id);
 }
 export * from './wsman-schemas.ts';
+export { TEST_CERT_PEM } from './test-certificates.ts';

@@ -4,10 +4,14 @@
 // Windows host with the default "send NTLMv2 response only" policy does. The NT hash is MD4 of the
 // UTF-16LE password, computed in JavaScript (js-md4): Node's OpenSSL 3 has no MD4.
 // Session security as Windows keeps it: the exported session key recovered from the AUTHENTICATE
-// (key exchange), its MIC checked when the client claims one, and `ServerSessionSecurity` opening the
-// client's sealed messages (signature and sequence number verified) and sealing the answers. Written
-// apart from the client's ntlm-session.ts on purpose: both are held to MS-NLMP's vectors
-// (ntlm-server.test.ts), so a mistake shared by the two cannot pass unseen.
+// (key exchange), the MIC checked (required once the CHALLENGE carried a timestamp), and, as a host
+// with Extended Protection does, the client's MsvAvTargetName compared with the expected SPN and its
+// MsvAvChannelBindings with the hash of the host's own TLS certificate (RFC 5929
+// tls-server-end-point; missing or zero bindings refused, as CbtHardeningLevel=Strict does).
+// `ServerSessionSecurity` opens the client's sealed messages (signature and sequence number verified)
+// and seals the answers. Written apart from the client's ntlm-session.ts on purpose: both are held to
+// MS-NLMP's vectors and to channel bindings computed in the tests (ntlm-server.test.ts), so a mistake
+// shared by the two cannot pass unseen.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import md4 from 'js-md4';
 
@@ -60,9 +64,17 @@ export function negotiateFlags(msg: Buffer): number | null {
 
 /**
  * A CHALLENGE_MESSAGE (type 2) for `domain`/`computer` with a fresh 8-byte server challenge, granting
- * the signing, sealing and key-exchange flags the NEGOTIATE asked for (`requested`).
+ * the signing, sealing and key-exchange flags the NEGOTIATE asked for (`requested`). `key128: false`
+ * withholds 128-bit keys (a host that grants 56-bit ones at most), `timestamp: false` leaves out
+ * MsvAvTimestamp (a host older than Windows Vista / Server 2008): what a hardened client must refuse.
  */
-export function challengeMessage(o: { domain: string; computer: string; requested?: number }): {
+export function challengeMessage(o: {
+  domain: string;
+  computer: string;
+  requested?: number;
+  key128?: boolean;
+  timestamp?: boolean;
+}): {
   challenge: Buffer;
   message: Buffer;
 } {
@@ -76,7 +88,7 @@ export function challengeMessage(o: { domain: string; computer: string; requeste
     avPair(1, u(o.computer)),
     avPair(4, u(`${o.domain.toLowerCase()}.example`)),
     avPair(3, u(`${o.computer.toLowerCase()}.${o.domain.toLowerCase()}.example`)),
-    avPair(7, filetime),
+    ...(o.timestamp === false ? [] : [avPair(7, filetime)]),
     avPair(0, Buffer.alloc(0)),
   ]);
   const head = Buffer.alloc(56);
@@ -95,7 +107,7 @@ export function challengeMessage(o: { domain: string; computer: string; requeste
       f.EXTENDED_SESSIONSECURITY |
       f.TARGET_INFO |
       f.VERSION |
-      ((o.requested ?? 0) & GRANTABLE)) >>>
+      ((o.requested ?? 0) & GRANTABLE & (o.key128 === false ? ~NTLM_FLAGS.KEY_128 : ~0))) >>>
       0,
     20,
   );
@@ -187,28 +199,96 @@ const rc4Init = (key: Buffer) => {
     );
 };
 
-/** The AV pairs of an NTLMv2 response's blob (after NTProofStr and 28 bytes of blob header). */
-function blobFlags(ntResponse: Buffer): number {
-  const info = ntResponse.subarray(16 + 28);
+/** AV pairs (id -> value) of a list ending in MsvAvEOL; stops at a malformed one. */
+function avPairs(info: Buffer): Map<number, Buffer> {
+  const out = new Map<number, Buffer>();
   for (let at = 0; at + 4 <= info.length;) {
     const id = info.readUInt16LE(at);
     const len = info.readUInt16LE(at + 2);
-    if (id === 0) break;
-    if (id === 6 && len === 4) return info.readUInt32LE(at + 4);
+    if (id === 0 || at + 4 + len > info.length) break;
+    out.set(id, info.subarray(at + 4, at + 4 + len));
     at += 4 + len;
   }
-  return 0;
+  return out;
+}
+
+/** The AV pairs of an NTLMv2 response's blob (after NTProofStr and 28 bytes of blob header). */
+const blobPairs = (ntResponse: Buffer) => avPairs(ntResponse.subarray(16 + 28));
+
+/** Whether a CHALLENGE_MESSAGE's target information holds MsvAvTimestamp. */
+function challengeHasTimestamp(challenge: Buffer): boolean {
+  if (challenge.length < 48 || !(challenge.readUInt32LE(20) & NTLM_FLAGS.TARGET_INFO)) return false;
+  const len = challenge.readUInt16LE(40);
+  const off = challenge.readUInt32LE(44);
+  return avPairs(challenge.subarray(off, off + len)).has(7);
+}
+
+/** A DER TLV at `at`: tag, content start and end. */
+function tlv(der: Buffer, at: number): [tag: number, start: number, end: number] {
+  const first = der[at + 1]!;
+  const n = first & 0x80 ? first & 0x7f : 0;
+  const len = n ? der.subarray(at + 2, at + 2 + n).readUIntBE(0, n) : first;
+  return [der[at]!, at + 2 + n, at + 2 + n + len];
+}
+
+/**
+ * RFC 5929 tls-server-end-point of a certificate (DER): its hash with the signature algorithm's hash,
+ * SHA-256 for MD5 and SHA-1. The double's own certificates are ECDSA or RSA (PKCS #1 v1.5); an
+ * algorithm it does not know throws.
+ */
+export function tlsServerEndPoint(certDer: Buffer): Buffer {
+  const [, certStart] = tlv(certDer, 0);
+  const [, , tbsEnd] = tlv(certDer, certStart);
+  const [, algStart] = tlv(certDer, tbsEnd);
+  const [, oidStart, oidEnd] = tlv(certDer, algStart);
+  const oid = certDer.subarray(oidStart, oidEnd).toString('hex');
+  const byOid: Record<string, string> = {
+    '2a864886f70d010104': 'sha256', // md5WithRSAEncryption
+    '2a864886f70d010105': 'sha256', // sha1WithRSAEncryption
+    '2a864886f70d01010b': 'sha256',
+    '2a864886f70d01010c': 'sha384',
+    '2a864886f70d01010d': 'sha512',
+    '2a8648ce3d0401': 'sha256', // ecdsa-with-SHA1
+    '2a8648ce3d040302': 'sha256',
+    '2a8648ce3d040303': 'sha384',
+    '2a8648ce3d040304': 'sha512',
+  };
+  const hash = byOid[oid];
+  if (!hash) throw new Error(`the double knows no tls-server-end-point hash for the signature algorithm ${oid}`);
+  return Buffer.concat([Buffer.from('tls-server-end-point:'), createHash(hash).update(certDer).digest()]);
+}
+
+/**
+ * MsvAvChannelBindings a client must send for the TLS connection with `certDer`: MD5 over the
+ * gss_channel_bindings_struct (five 32-bit little-endian fields, the addresses' types and lengths 0,
+ * then the application data's length) followed by the application data (tls-server-end-point).
+ */
+export function expectedChannelBindings(certDer: Buffer): Buffer {
+  const app = tlsServerEndPoint(certDer);
+  const fields = Buffer.alloc(20);
+  fields.writeUInt32LE(app.length, 16);
+  return createHash('md5').update(fields).update(app).digest();
+}
+
+/** What a host with Extended Protection checks beyond the response (all optional). */
+export interface ExtendedProtection {
+  /** The SPN the client must name in MsvAvTargetName (compared without case), e.g. `HTTP/host.corp.example`. */
+  spn?: string;
+  /** The host's TLS certificate (DER) on this connection: MsvAvChannelBindings must bind it. */
+  certificate?: Buffer;
 }
 
 /**
  * The session an AUTHENTICATE establishes once `verifyAuthenticate` passed: the exported session key
- * (RC4-decrypted with the session base key under key exchange) and the MIC over the three messages
- * checked when the client's MsvAvFlags say it sent one. Returns the reason when the MIC is wrong.
+ * (RC4-decrypted with the session base key under key exchange) and the MIC over the three messages,
+ * required once the CHALLENGE carried a timestamp (else checked when the client's MsvAvFlags announce
+ * one); then, with `ep`, the client's target name and channel bindings. Returns the reason of a refusal.
  */
 export function acceptSession(
   a: NtlmAuthenticate,
   expected: { password: string },
   transcript: { negotiate: Buffer; challenge: Buffer },
+  ep: ExtendedProtection = {},
 ): { exportedSessionKey: Buffer; flags: number } | { error: string } {
   const proof = a.ntResponse.subarray(0, 16);
   const baseKey = createHmac('md5', ntowfv2(expected.password, a.user, a.domain))
@@ -216,7 +296,11 @@ export function acceptSession(
     .digest();
   const keyExch = (a.flags & NTLM_FLAGS.KEY_EXCH) !== 0 && a.encryptedSessionKey.length === 16;
   const exportedSessionKey = keyExch ? rc4Init(baseKey)(a.encryptedSessionKey) : baseKey;
-  if (blobFlags(a.ntResponse) & 0x2) {
+  const pairs = blobPairs(a.ntResponse);
+  const micAnnounced = ((pairs.get(6)?.readUInt32LE(0) ?? 0) & 0x2) !== 0;
+  if (!micAnnounced && challengeHasTimestamp(transcript.challenge))
+    return { error: 'no MIC (MsvAvFlags) although the CHALLENGE carried a timestamp' };
+  if (micAnnounced) {
     if (a.raw.length < 88) return { error: 'MIC announced but missing' };
     const zeroed = Buffer.from(a.raw);
     zeroed.fill(0, 72, 88);
@@ -224,6 +308,18 @@ export function acceptSession(
       .update(Buffer.concat([transcript.negotiate, transcript.challenge, zeroed]))
       .digest();
     if (!timingSafeEqual(mic, a.raw.subarray(72, 88))) return { error: 'MIC does not verify (messages altered)' };
+  }
+  if (ep.spn !== undefined) {
+    const name = pairs.get(9)?.toString('utf16le');
+    if (name === undefined) return { error: 'no target name (MsvAvTargetName)' };
+    if (name.toLowerCase() !== ep.spn.toLowerCase()) return { error: `target name ${name} is not ${ep.spn}` };
+  }
+  if (ep.certificate) {
+    const cb = pairs.get(10);
+    if (!cb || cb.length !== 16 || cb.equals(Buffer.alloc(16)))
+      return { error: 'no channel binding (MsvAvChannelBindings) over TLS (Extended Protection: Strict)' };
+    if (!cb.equals(expectedChannelBindings(ep.certificate)))
+      return { error: "the channel binding is not this connection's certificate (relayed?)" };
   }
   return { exportedSessionKey, flags: a.flags };
 }

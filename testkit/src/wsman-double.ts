@@ -16,9 +16,14 @@
 // in `certSha256`; `rotateCertificate` presents another one, as a reinstalled host or an impostor
 // would). `connections` and `seen` record every connection and every request as it arrived, before
 // authentication: what reached the double, credentials included.
+// NTLM is checked as a Windows host with Extended Protection checks it: the MIC, the target name (the
+// SPN `spn`, default `HTTP/127.0.0.1`, the address the tests dial) and, over HTTPS, the channel binding
+// to the certificate of the connection (a missing one refused: CbtHardeningLevel=Strict).
+// `ntlmChallenge` makes its CHALLENGE withhold 128-bit keys or the timestamp.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { X509Certificate, createHash, randomUUID } from 'node:crypto';
 import selfsigned from 'selfsigned';
 import { XMLParser } from 'fast-xml-parser';
@@ -226,6 +231,10 @@ export async function startWsmanDouble(opts: {
    * and every message not sealed with NTLM session security.
    */
   allowUnencrypted?: boolean;
+  /** NTLM: the SPN the client must name (MsvAvTargetName); default `HTTP/127.0.0.1`. */
+  spn?: string;
+  /** NTLM: a CHALLENGE without 128-bit keys (`key128: false`) or without a timestamp (`timestamp: false`). */
+  ntlmChallenge?: { key128?: boolean; timestamp?: boolean };
 }): Promise<WsmanDouble> {
   const plainAllowed = Boolean(opts.tls) || opts.allowUnencrypted === true;
   const pair = opts.tls ? await selfSignedPair() : undefined;
@@ -324,7 +333,12 @@ export async function startWsmanDouble(opts: {
     st.authenticated = false;
     st.security = undefined;
     if (type === 1) {
-      const c = challengeMessage({ domain, computer: d.hostname, requested: negotiateFlags(msg) ?? 0 });
+      const c = challengeMessage({
+        domain,
+        computer: d.hostname,
+        requested: negotiateFlags(msg) ?? 0,
+        ...opts.ntlmChallenge,
+      });
       st.challenge = c.challenge;
       st.transcript = { negotiate: msg, challenge: c.message };
       d.authLog.push('challenge');
@@ -338,7 +352,15 @@ export async function startWsmanDouble(opts: {
       : !a
         ? 'not an NTLM AUTHENTICATE message'
         : verifyAuthenticate(a, challenge, opts);
-    const session = !reason && st.transcript ? acceptSession(a!, opts, st.transcript) : undefined;
+    // Extended Protection: the SPN always, over TLS the certificate this connection presented.
+    const ownCertificate = pair ? ((req.socket as TLSSocket).getCertificate() as { raw?: Buffer } | null)?.raw : undefined;
+    const session =
+      !reason && st.transcript
+        ? acceptSession(a!, opts, st.transcript, {
+            spn: opts.spn ?? 'HTTP/127.0.0.1',
+            ...(ownCertificate ? { certificate: ownCertificate } : {}),
+          })
+        : undefined;
     if (session && 'error' in session) reason = session.error;
     if (reason) {
       d.authLog.push(`refused: ${reason}`);

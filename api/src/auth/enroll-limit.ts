@@ -3,14 +3,14 @@
 //   - per (device UUID, address) and per device UUID, as before (3 and 10 in the login window);
 //   - per client address: SERVICE_ENROLL_MAX_FAILURES_PER_ADDRESS (10) in the login window, then the
 //     address is locked for SERVICE_LOGIN_LOCKOUT_SECONDS. An IPv6 client counts by its /64 (what one
-//     subscriber gets), so walking the interface bits does not help;
+//     subscriber gets, address-key.ts), so walking the interface bits does not help;
 //   - across all addresses, the code space: SERVICE_ENROLL_MAX_FAILURES_PER_MINUTE (60) in a minute,
 //     then every enrollment waits for the minute to end (429, scope code_space).
 // The first three reuse the login limit's atomic reservations (login-limit.ts) in their own key space,
 // so enrollment guesses and password guesses from one address do not use up each other's budget.
-import { isIP } from 'node:net';
 import type { Redis } from '@watchpost/runtime';
 import { ApiError } from '../errors.ts';
+import { addressKey } from './address-key.ts';
 import {
   recordFailure,
   releaseAttempt,
@@ -35,21 +35,6 @@ export type EnrollLimitScope = 'pair' | 'device' | 'address' | 'code_space';
 const SCOPE_NAMES: Partial<Record<LimitScope, EnrollLimitScope>> = { pair: 'pair', username: 'device', address: 'address' };
 
 const MINUTE_MS = 60_000;
-
-/** The address a guess is counted under: IPv4 as is (also when IPv4-mapped), IPv6 by its /64. */
-export function addressKey(ip: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (mapped) return mapped[1]!;
-  if (isIP(ip) !== 6) return ip;
-  const [head = '', tail = ''] = ip.toLowerCase().split('::');
-  const h = head ? head.split(':') : [];
-  const t = ip.includes('::') ? (tail ? tail.split(':') : []) : [];
-  const groups = ip.includes('::') ? [...h, ...Array<string>(Math.max(0, 8 - h.length - t.length)).fill('0'), ...t] : h;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
-}
 
 // The code space: attempts counted when reserved (in flight or failed), per fixed minute; a success or
 // an attempt that was not evaluated gives its reservation back.

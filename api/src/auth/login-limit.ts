@@ -14,11 +14,16 @@
 // (maxFailuresPerDevice, then only that cookie is locked); an attempt from an address where the user
 // logged in successfully recently (the last few, in Redis) is not subject to the per-username lock.
 // Every other attempt (an unknown browser at an unknown address) is limited as above.
+//
+// "Address" is the client address as counted (address-key.ts): IPv4 (also IPv4-mapped) by the address,
+// IPv6 by its /64, since one subscriber may use any of its 2^64 addresses per request. The counters,
+// locks, known addresses and alert ids use that key; the audit log and the alert show the real address.
 import type { Queue } from 'bullmq';
 import type { Redis } from '@watchpost/runtime';
 import { LOGIN_RATE_LIMITED_JOB, type LoginRateLimitedJob } from '@watchpost/schemas';
 import { ApiError } from '../errors.ts';
 import { createHash } from 'node:crypto';
+import { addressKey } from './address-key.ts';
 
 export interface LimitSettings {
   loginWindowSeconds: number;
@@ -54,9 +59,9 @@ export function scopesOf(s: LimitSubject): LimitScope[] {
 }
 
 const SCOPE_KEY: Record<LimitScope, (s: LimitSubject) => [tag: string, id: string]> = {
-  pair: (s) => ['p', h(`${s.username}\n${s.address}`)],
+  pair: (s) => ['p', h(`${s.username}\n${addressKey(s.address)}`)],
   username: (s) => ['u', h(s.username)],
-  address: (s) => ['a', h(s.address)],
+  address: (s) => ['a', h(addressKey(s.address))],
   device: (s) => ['d', h(`${s.username}\n${s.device ?? ''}`)],
 };
 
@@ -163,7 +168,7 @@ const knownKey = (prefix: string, username: string) => `${prefix}login:known:${h
 /** True when `s.username` logged in successfully from `s.address` within the remembered ones. */
 export async function isKnownAddress(redis: Redis, prefix: string, s: LimitSubject, cfg: KnownAddressSettings): Promise<boolean> {
   if (cfg.knownAddresses <= 0) return false;
-  const at = await redis.zscore(knownKey(prefix, s.username), h(s.address));
+  const at = await redis.zscore(knownKey(prefix, s.username), h(addressKey(s.address)));
   return at !== null && Number(at) > Date.now() - cfg.knownAddressSeconds * 1000;
 }
 
@@ -174,7 +179,7 @@ export async function rememberAddress(redis: Redis, prefix: string, s: LimitSubj
   const now = Date.now();
   await redis
     .multi()
-    .zadd(key, now, h(s.address))
+    .zadd(key, now, h(addressKey(s.address)))
     .zremrangebyscore(key, '-inf', now - cfg.knownAddressSeconds * 1000)
     .zremrangebyrank(key, 0, -(cfg.knownAddresses + 1))
     .pexpire(key, cfg.knownAddressSeconds * 1000)
@@ -184,7 +189,7 @@ export async function rememberAddress(redis: Redis, prefix: string, s: LimitSubj
 /** BullMQ job id of the chat alert: the same lockout always maps to the same id (no duplicate alerts). */
 export function rateLimitJobId(s: LimitSubject, lockedAtMs: number, lockoutSeconds: number): string {
   const period = Math.floor(lockedAtMs / (lockoutSeconds * 1000));
-  return `login_rate_limited-${h(`${s.username}\n${s.address}`)}-${period}`;
+  return `login_rate_limited-${h(`${s.username}\n${addressKey(s.address)}`)}-${period}`;
 }
 
 /** The 429 answer of a refused reservation (login or device enrollment). */

@@ -1,7 +1,15 @@
 // Git repository URLs an admin may configure for agent updates. Allow-listed schemes only: https and
 // ssh (ssh://user@host/path), and file:// only when SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS is on (tests,
 // local mirrors). Refused: other schemes (git's ext::, fd::), scp-like forms, option-looking values,
-// passwords in the URL (they would show in settings, logs and remote command lines).
+// credentials in the URL: a password anywhere, and any user name in https:// and file:// URLs
+// (https://TOKEN@github.com/… is a token): they would show in settings, action records, logs and the
+// Linux hosts' command lines. ssh:// keeps its user: the login name (git@), not a secret.
+
+/** Where git credentials go instead of the URL (the refusal says so). */
+export const GIT_CREDENTIALS_HINT =
+  'git credentials go to git itself, not the URL: an ssh:// URL with a deploy key in ~/.ssh, or a git credential ' +
+  'helper, of the user the actions worker runs as (and of root on Linux hosts, which clone the repository themselves); ' +
+  'or a public mirror (api/ACTIONS.md, "Agent updates")';
 export function checkGitUrl(
   raw: unknown,
   opts: { allowFile: boolean },
@@ -22,7 +30,12 @@ export function checkGitUrl(
       ok: false,
       reason: `URL scheme ${u.protocol} is not allowed (allowed: ${allowed.map((p) => p.slice(0, -1)).join(', ')})`,
     };
-  if (u.password) return { ok: false, reason: 'passwords in the git URL are not allowed' };
+  if (u.password) return { ok: false, reason: `passwords in the git URL are not allowed: ${GIT_CREDENTIALS_HINT}` };
+  if (u.username && u.protocol !== 'ssh:')
+    return {
+      ok: false,
+      reason: `a user name or token in a ${u.protocol.slice(0, -1)} git URL is not allowed (it would be shown and logged): ${GIT_CREDENTIALS_HINT}`,
+    };
   if (u.protocol !== 'file:' && !u.hostname) return { ok: false, reason: 'git URL has no host' };
   // git percent-decodes host and user before handing them to ssh: an encoded "-" or a quote would
   // pass a check of the raw text. A host name has no use for escapes; the user is checked decoded.
@@ -39,4 +52,22 @@ export function checkGitUrl(
   if ([...user].some((ch) => ch.charCodeAt(0) < 0x20 || ch === '\u007f'))
     return { ok: false, reason: 'the git URL user may not contain control characters' };
   return { ok: true, url: s };
+}
+
+/**
+ * A git URL as it may be shown or recorded: the user part of an https:// or file:// URL (a token) and any
+ * password removed, for URLs stored before checkGitUrl refused them; ssh:// keeps its login name.
+ * Anything that does not parse loses what stands before an "@" in its first part (`TOKEN@host:path`).
+ */
+export function displayGitUrl(raw: string): string {
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    return raw.replace(/^([A-Za-z][A-Za-z0-9+.-]*:\/\/)?[^/@]*@/, '$1');
+  }
+  if (!u.password && (!u.username || u.protocol === 'ssh:')) return raw;
+  if (u.protocol !== 'ssh:') u.username = '';
+  u.password = '';
+  return u.toString();
 }

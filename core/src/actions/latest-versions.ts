@@ -1,7 +1,7 @@
-// The latest agent version per kind, read by the actions worker from the configured repository's branch
-// head (version.txt or the agent script's version variable; the highest tag when it states none, see
-// processors/src/actions/git.ts) and kept in `settings` (key agents.latest_versions): the cache the
-// hosts API and the agent poll read.
+// The latest agent version per kind, read by the actions worker from the configured repository's ref
+// (a branch's head, or the tag or commit it is pinned to): version.txt or the agent script's version
+// variable, the highest tag when it states none (processors/src/actions/git.ts). Kept in `settings`
+// (key agents.latest_versions): the cache the hosts API and the agent poll read.
 import type { Pool } from '@watchpost/runtime';
 import type { AgentKind } from './settings.ts';
 
@@ -11,8 +11,10 @@ export interface LatestVersion {
   version: string | null;
   /** where the version was read: 'version.txt', 'Login_Monitor.ps1', 'ssh-monitor' or 'tag' (absent in older rows) */
   source?: string | null;
-  /** the branch head commit it was read at */
+  /** the commit it was read at (the branch head, or the tag's or pinned commit) */
   commit?: string | null;
+  /** what the ref setting named: a branch (follows its head), a tag or a commit (pinned); absent in older rows */
+  ref_kind?: 'branch' | 'tag' | 'commit' | null;
   git_url: string;
   branch: string;
   checked_at: string;

@@ -4,6 +4,7 @@
 import type { ActionsConfig, Pool } from '@watchpost/runtime';
 import { readFile } from 'node:fs/promises';
 import { decryptSecret, encryptSecret } from './secrets.ts';
+import { displayGitUrl } from './git-url.ts';
 import { loadLatestVersions } from './latest-versions.ts';
 import { targetNetworksError } from './target-networks.ts';
 
@@ -189,16 +190,23 @@ export async function saveAgentUpdateSettings(
   await writeSetting(pg, AGENT_UPDATE_SETTINGS_KEY, next, by);
 }
 
-/** The agent-update repositories with the newest release last read from each (when it is still the configured URL). */
+/**
+ * The agent-update repositories with the newest release last read from each (when it is still the configured
+ * URL and ref): the commit it was read at and whether the ref follows a branch or pins a tag or commit.
+ * A URL is shown without credentials (one saved before they were refused keeps them stored, never shown).
+ */
 export async function agentUpdateSettingsView(pg: Pool, env: ActionsConfig) {
   const s = await loadAgentUpdateSettings(pg, env);
   const latest = await loadLatestVersions(pg);
   const one = (k: AgentKind) => {
     const l = latest[k]?.git_url === s[k].gitUrl ? latest[k] : undefined;
+    const read = l?.branch === s[k].branch ? l : undefined;
     return {
-      git_url: s[k].gitUrl,
+      git_url: displayGitUrl(s[k].gitUrl),
       branch: s[k].branch,
       latest_version: l?.version ?? null,
+      commit: read?.commit ?? null,
+      ref_kind: read?.ref_kind ?? null,
       checked_at: l?.checked_at ?? null,
       error: l?.error ?? null,
     };

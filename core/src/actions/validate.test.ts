@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { accountPart, gatewayAddress, parseSessionId, validBranch, validHostAddress, validUserName } from './validate.ts';
 import { isOutdated, latestVersion, tagsFromLsRemote } from './version.ts';
-import { checkGitUrl } from './git-url.ts';
+import { checkGitUrl, displayGitUrl, GIT_CREDENTIALS_HINT } from './git-url.ts';
 
 describe('input checks', () => {
   it.each([
@@ -139,4 +139,38 @@ describe('git URLs', () => {
   it('file URLs only when enabled', () => {
     expect(checkGitUrl('file:///srv/git/agent.git', { allowFile: true }).ok).toBe(true);
   });
+
+  it.each([
+    'https://ghp_0123456789abcdefABCDEF0123456789abcd@github.com/PTah/ssh-monitor.git',
+    'https://x-access-token@github.com/PTah/ssh-monitor.git',
+    'https://user:secret@git.example/x.git',
+    'https://%74oken@git.example/x.git',
+    'ssh://git:secret@git.example/x.git',
+  ])('refuses credentials in %s, says where they go, never quotes them', (u) => {
+    const r = checkGitUrl(u, { allowFile: true });
+    expect(r.ok).toBe(false);
+    const reason = (r as { reason: string }).reason;
+    expect(reason).toMatch(/not allowed/);
+    expect(reason).toContain(GIT_CREDENTIALS_HINT);
+    expect(reason).toMatch(/credential helper/);
+    for (const secret of ['ghp_', 'x-access-token', 'secret', 'token@', '%74oken']) expect(reason).not.toContain(secret);
+  });
+
+  it('an ssh:// URL keeps its login name (git@): it is no secret', () => {
+    expect(checkGitUrl('ssh://git@github.com/PTah/ssh-monitor.git', { allowFile: false })).toEqual({
+      ok: true,
+      url: 'ssh://git@github.com/PTah/ssh-monitor.git',
+    });
+  });
+
+  it.each([
+    ['https://ghp_secret@github.com/PTah/x.git', 'https://github.com/PTah/x.git'],
+    ['https://user:pw@git.example/x.git', 'https://git.example/x.git'],
+    ['ssh://git:pw@git.example/x.git', 'ssh://git@git.example/x.git'],
+    ['ssh://git@git.example/x.git', 'ssh://git@git.example/x.git'],
+    ['https://git.example/x.git', 'https://git.example/x.git'],
+    ['file://tok@localhost/srv/x.git', 'file://localhost/srv/x.git'],
+    ['token@git.example:org/x.git', 'git.example:org/x.git'],
+    ['', ''],
+  ])('displayGitUrl(%j) = %j', (raw, shown) => expect(displayGitUrl(raw)).toBe(shown));
 });

@@ -3,8 +3,8 @@
 // share, rewriting every .ps1 as UTF-8 with a BOM (Windows PowerShell 5.1 reads a .ps1 without one in
 // the ANSI code page: the agent's Cyrillic strings and anything non-ASCII break), and hosts then run
 // Deploy-LoginMonitor.ps1 -SourceShareRoot <share>, which needs version.txt, Login_Monitor.ps1 and
-// Sac-Client.ps1 in that folder. The bundle is that folder as a zip: the repository at the branch's
-// commit (git archive of a tree where each PowerShell file lacking a BOM got one; files that have one,
+// Sac-Client.ps1 in that folder. The bundle is that folder as a zip: the repository at the ref's commit
+// (the branch's head, or the tag or commit the setting pins; git archive of a tree where each PowerShell file lacking a BOM got one; files that have one,
 // UTF-8 or UTF-16, are kept), plus version.txt when the repository states its version elsewhere, and
 // without the repository's public settings example (SETTINGS_EXAMPLE, below).
 // Stored once per commit in `agent_bundles`; the host gets a signed link to
@@ -17,7 +17,7 @@ import type { ActionJobOf } from '@watchpost/schemas';
 import { DEPLOY_VERSION_SOURCE, checkGitUrl, findBundle, signedBundleUrl, storeBundle } from '@watchpost/core';
 import type { ActionDeps } from './deps.ts';
 import { RemoteError } from './errors.ts';
-import { runGit, versionAtHead, type GitOpts } from './git.ts';
+import { cloneAtRef, gitAllow, lsRemote, pinnedConnection, refKind, runGit, versionAtHead, type GitOpts } from './git.ts';
 
 /** The script the host runs from the unpacked bundle (rdp-login-monitor's deploy entry point). */
 export const DEPLOY_SCRIPT = 'Deploy-LoginMonitor.ps1';
@@ -93,23 +93,28 @@ export async function ensureBundle(
   const url = checkGitUrl(job.git_url, { allowFile });
   if (!url.ok) throw new RemoteError(url.reason);
   const opts: GitOpts = { allowFile, signal };
+  // The host is resolved and checked once; git connects to that address only.
+  const remote: GitOpts = { ...opts, ...(await pinnedConnection(url.url, gitAllow(deps.config.actions.agentUpdate))) };
+  const ref = refKind(await lsRemote(url.url, remote), job.branch);
+  if (!ref)
+    throw new RemoteError(`${url.url} has no branch ${job.branch} (nor a tag of that name; a commit is named by its full id)`);
   const dir = await mkdtemp(join(tmpdir(), 'watchpost-bundle-'));
   try {
     const src = join(dir, 'src');
+    let commit: string;
     try {
-      await runGit(['clone', '--quiet', '--no-checkout', '--branch', job.branch, '--single-branch', '--', url.url, src], opts);
+      commit = await cloneAtRef(url.url, job.branch, ref, src, remote);
     } catch (err) {
       throw new RemoteError(`git clone ${url.url} (${job.branch}): ${(err as Error).message.replace(/^git clone: /, '')}`);
     }
-    const commit = (await runGit(['rev-parse', 'HEAD'], { ...opts, cwd: src })).trim();
     if ((await runGit(['ls-tree', '--name-only', 'HEAD', '--', DEPLOY_SCRIPT], { ...opts, cwd: src })).trim() !== DEPLOY_SCRIPT)
       throw new RemoteError(
-        `the branch ${job.branch} of ${url.url} has no ${DEPLOY_SCRIPT} at its root: not an rdp-login-monitor repository`,
+        `the ${ref} ${job.branch} of ${url.url} has no ${DEPLOY_SCRIPT} at its root: not an rdp-login-monitor repository`,
       );
     // What the agent will report ($ScriptVersion first), and what the deploy installs by (version.txt).
     const { version, source } = await versionAtHead(src, opts);
     if (!version)
-      throw new RemoteError(`the branch ${job.branch} of ${url.url} states no version (no version.txt, version variable or tag)`);
+      throw new RemoteError(`the ${ref} ${job.branch} of ${url.url} states no version (no version.txt, version variable or tag)`);
     const deploys = (await versionAtHead(src, { ...opts, sources: [DEPLOY_VERSION_SOURCE], tags: [] })).version ?? version;
     const key = { kind: 'windows', gitUrl: url.url, branch: job.branch, commit } as const;
     const found = await findBundle(deps.pg, key);

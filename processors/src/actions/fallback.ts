@@ -12,6 +12,7 @@ import {
   checkGitUrl,
   claimUpdateOffer,
   createAction,
+  displayGitUrl,
   dueUpdateOffers,
   findHostsByHostname,
   finishAction,
@@ -82,7 +83,14 @@ export async function runUpdateFallback(
       hostname: o.hostname,
       actor: FALLBACK_ACTOR,
       address: null,
-      params: { agent, git_url: s.gitUrl, branch: s.branch, fallback_for_version: o.version, address: target?.address ?? null },
+      // Shown with the action: never a token a URL saved before they were refused may hold.
+      params: {
+        agent,
+        git_url: displayGitUrl(s.gitUrl),
+        branch: s.branch,
+        fallback_for_version: o.version,
+        address: target?.address ?? null,
+      },
       job: job ? stored : undefined,
     });
     // Claimed first: a second scheduler tick never starts the same fallback twice.

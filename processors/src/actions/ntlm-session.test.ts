@@ -2,15 +2,20 @@
 // classic "Key"/"Plaintext" vector) and MS-NLMP 4.2.4 "NTLMv2 Authentication" (user "User", domain
 // "Domain", password "Password", server challenge 0123456789abcdef, client challenge aa..aa, time 0,
 // random session key 55..55, the sealed UTF-16 "Plaintext" with its signature), so what the client
-// computes is what Windows computes.
-import { createHmac } from 'node:crypto';
+// computes is what Windows computes. The channel bindings (RFC 5929 tls-server-end-point in a
+// gss_channel_bindings_struct, MS-NLMP MsvAvChannelBindings) are checked against values computed here
+// with node:crypto and, for the first certificate, against pyspnego's GssChannelBindings.pack() bytes.
+import { X509Certificate, createHash, createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { md4, rc4, Rc4 } from './ntlm-crypto.ts';
 import {
+  AV_ID,
   NTLM_FLAG as F,
   NtlmIntegrityError,
   NtlmSessionSecurity,
   authenticateMessage,
+  certificateBindingHash,
+  channelBindingsStruct,
   negotiateMessage,
   ntHash,
   ntlmv2Response,
@@ -19,7 +24,9 @@ import {
   readChallenge,
   sealKey,
   signKey,
+  tlsChannelBindings,
 } from './ntlm-session.ts';
+import { TEST_CERT_PEM } from '@watchpost/testkit/actions';
 
 const hex = (b: Buffer) => b.toString('hex');
 const h = (s: string) => Buffer.from(s.replace(/\s+/g, ''), 'hex');
@@ -44,6 +51,19 @@ const FLAGS_4_2_4 =
     0x2 | // OEM
     F.UNICODE) >>>
   0;
+
+const PEM = TEST_CERT_PEM;
+const der = (pem: string) => new X509Certificate(pem).raw;
+/** MD5 of the gss_channel_bindings_struct as documented: four zero 32-bit fields (address types and
+ * lengths), the application data's length (32-bit little-endian), then "tls-server-end-point:" || hash. */
+function expectedBinding(certDer: Buffer, hash: string): Buffer {
+  const app = Buffer.concat([Buffer.from('tls-server-end-point:'), createHash(hash).update(certDer).digest()]);
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(app.length);
+  return createHash('md5')
+    .update(Buffer.concat([Buffer.alloc(16), len, app]))
+    .digest();
+}
 
 describe('MD4 and RC4', () => {
   it('MD4 matches RFC 1320', () => {
@@ -85,7 +105,7 @@ describe('NTLMv2 (MS-NLMP 4.2.4)', () => {
   });
 
   it('sealing and signing keys, the sealed "Plaintext" and its signature (GSS_WrapEx)', () => {
-    expect(hex(sealKey(SESSION_KEY, 'client', FLAGS_4_2_4))).toBe('59f600973cc4960a25480a7c196e4c58');
+    expect(hex(sealKey(SESSION_KEY, 'client'))).toBe('59f600973cc4960a25480a7c196e4c58');
     expect(hex(signKey(SESSION_KEY, 'client'))).toBe('4788dc861b4782f35d43fd98fe1a2d39');
     const sec = new NtlmSessionSecurity(SESSION_KEY, FLAGS_4_2_4, 'client');
     const { sealed, signature } = sec.wrap(u('Plaintext'));
@@ -125,10 +145,12 @@ describe('NTLMv2 (MS-NLMP 4.2.4)', () => {
     expect(() => s2.unwrap(third.sealed, third.signature)).toThrow(NtlmIntegrityError);
   });
 
-  it('refuses a session without sealing granted', () => {
-    expect(() => new NtlmSessionSecurity(SESSION_KEY, (F.SIGN | F.EXTENDED_SESSIONSECURITY) >>> 0)).toThrow(
+  it('refuses a session without sealing or without 128-bit keys granted', () => {
+    expect(() => new NtlmSessionSecurity(SESSION_KEY, (F.SIGN | F.EXTENDED_SESSIONSECURITY | F.KEY_128) >>> 0)).toThrow(
       /signing and sealing/,
     );
+    const fiftySix = (F.SIGN | F.SEAL | F.EXTENDED_SESSIONSECURITY | F.KEY_56) >>> 0;
+    expect(() => new NtlmSessionSecurity(SESSION_KEY, fiftySix)).toThrow(/128-bit keys/);
   });
 });
 
@@ -173,6 +195,8 @@ describe('NEGOTIATE and AUTHENTICATE', () => {
       domain: undefined, // the host's target name
       password: 'Password',
       workstation: 'COMPUTER',
+      targetName: 'HTTP/win-srv01.corp.example',
+      channelBindings: undefined,
       random: { clientChallenge: CLIENT_CHALLENGE, exportedSessionKey: SESSION_KEY },
     });
     expect(a.exportedSessionKey).toEqual(SESSION_KEY);
@@ -183,10 +207,13 @@ describe('NEGOTIATE and AUTHENTICATE', () => {
     expect(field(m, 44).toString('utf16le')).toBe('COMPUTER');
     expect(field(m, 12)).toEqual(Buffer.alloc(24)); // LMv2 left out: the host sent a timestamp
     const nt = field(m, 20);
-    // the blob carries the host's pairs (timestamp included) plus MsvAvFlags = MIC present
+    // the blob carries the host's pairs (timestamp included), MsvAvFlags = MIC present, the channel
+    // bindings (none without TLS: 16 zero bytes) and the target name
     const pairs = readAvPairs(nt.subarray(16 + 28));
-    expect(pairs.map((p) => p.id)).toEqual([2, 1, 7, 6]);
+    expect(pairs.map((p) => p.id)).toEqual([2, 1, 7, 6, 10, 9]);
     expect(pairs[3]!.value.readUInt32LE(0)).toBe(2);
+    expect(pairs[4]!.value).toEqual(Buffer.alloc(16));
+    expect(pairs[5]!.value.toString('utf16le')).toBe('HTTP/win-srv01.corp.example');
     const proof = createHmac('md5', ntowfv2('Password', 'User', 'Domain'))
       .update(Buffer.concat([SERVER_CHALLENGE, nt.subarray(16)]))
       .digest();
@@ -195,7 +222,8 @@ describe('NEGOTIATE and AUTHENTICATE', () => {
       .update(proof)
       .digest();
     expect(rc4(baseKey, field(m, 52))).toEqual(SESSION_KEY);
-    expect(m.readUInt32LE(60)).toBe((FLAGS_4_2_4 & ~0x20002 & ~F.TARGET_INFO) >>> 0);
+    // what the host granted of what was asked (not 56-bit keys: never asked for)
+    expect(m.readUInt32LE(60)).toBe((FLAGS_4_2_4 & ~0x20002 & ~F.TARGET_INFO & ~F.KEY_56) >>> 0);
     const zeroed = Buffer.from(m);
     Buffer.alloc(16).copy(zeroed, 72);
     const mic = createHmac('md5', SESSION_KEY)
@@ -204,30 +232,92 @@ describe('NEGOTIATE and AUTHENTICATE', () => {
     expect(m.subarray(72, 88)).toEqual(mic);
   });
 
-  it('without a timestamp sends the LMv2 response and no MIC; refuses a host without NTLMv2', () => {
-    const c = readChallenge(challenge(FLAGS_4_2_4, false));
-    const a = authenticateMessage({
+  const answer = (raw: Buffer, over: { targetName?: string; channelBindings?: Buffer } = {}) =>
+    authenticateMessage({
       negotiate: negotiateMessage(),
-      challenge: c,
+      challenge: readChallenge(raw),
       user: 'User',
       domain: 'Domain',
       password: 'Password',
       workstation: 'COMPUTER',
+      targetName: over.targetName ?? 'HTTP/win-srv01',
+      channelBindings: over.channelBindings,
       random: { clientChallenge: CLIENT_CHALLENGE, exportedSessionKey: SESSION_KEY },
     });
-    expect(hex(field(a.message, 12))).toBe('86c35097ac9cec102554764a57cccc19aaaaaaaaaaaaaaaa');
-    expect(a.message.subarray(72, 88)).toEqual(Buffer.alloc(16));
-    const v1 = readChallenge(challenge((FLAGS_4_2_4 & ~F.EXTENDED_SESSIONSECURITY) >>> 0));
-    expect(() =>
-      authenticateMessage({
-        negotiate: negotiateMessage(),
-        challenge: v1,
-        user: 'u',
-        domain: 'd',
-        password: 'p',
-        workstation: 'w',
-      }),
-    ).toThrow(/did not offer NTLMv2/);
+  const blobPairs = (m: Buffer) => new Map(readAvPairs(field(m, 20).subarray(16 + 28)).map((p) => [p.id, p.value]));
+
+  it('refuses a CHALLENGE that grants no 128-bit keys, naming what the host offered', () => {
+    expect(() => answer(challenge((FLAGS_4_2_4 & ~F.KEY_128) >>> 0))).toThrow(
+      /^the host grants only 56-bit NTLM session keys \(no NTLMSSP_NEGOTIATE_128 in its CHALLENGE\); 128-bit keys are required$/,
+    );
+    expect(() => answer(challenge((FLAGS_4_2_4 & ~F.KEY_128 & ~F.KEY_56) >>> 0))).toThrow(/grants only 40-bit NTLM session keys/);
+    expect(() => answer(challenge(FLAGS_4_2_4))).not.toThrow();
+  });
+
+  it('refuses a CHALLENGE without a timestamp (no MIC could be sent), and a host without NTLMv2', () => {
+    expect(() => answer(challenge(FLAGS_4_2_4, false))).toThrow(
+      /^the host's CHALLENGE carries no timestamp \(MsvAvTimestamp; it offered AV pairs 2, 1\), so the handshake could not be protected by a MIC$/,
+    );
+    expect(() => answer(challenge((FLAGS_4_2_4 & ~F.EXTENDED_SESSIONSECURITY) >>> 0))).toThrow(/did not offer NTLMv2/);
     expect(() => readChallenge(negotiateMessage())).toThrow(/not an NTLM CHALLENGE/);
+  });
+
+  it('always sends the MIC: MsvAvFlags 0x2 and the HMAC over the three messages', () => {
+    const negotiate = negotiateMessage();
+    const raw = challenge(FLAGS_4_2_4);
+    const a = authenticateMessage({
+      negotiate,
+      challenge: readChallenge(raw),
+      user: 'User',
+      domain: 'Domain',
+      password: 'Password',
+      workstation: 'COMPUTER',
+      targetName: 'HTTP/win-srv01',
+      channelBindings: undefined,
+    });
+    expect(blobPairs(a.message).get(AV_ID.FLAGS)!.readUInt32LE(0) & 0x2).toBe(2);
+    const zeroed = Buffer.from(a.message);
+    zeroed.fill(0, 72, 88);
+    expect(a.message.subarray(72, 88)).toEqual(
+      createHmac('md5', a.exportedSessionKey)
+        .update(Buffer.concat([negotiate, raw, zeroed]))
+        .digest(),
+    );
+  });
+
+  it('binds the TLS channel: MsvAvChannelBindings is the MD5 of the struct around tls-server-end-point', () => {
+    const cert = der(PEM.ecdsaSha256);
+    const bindings = tlsChannelBindings(cert);
+    // the struct as documented (and as pyspnego packs it): 16 zero bytes, length, application data
+    const app = Buffer.concat([Buffer.from('tls-server-end-point:'), createHash('sha256').update(cert).digest()]);
+    expect(bindings).toEqual(channelBindingsStruct(app));
+    expect(bindings.subarray(0, 16)).toEqual(Buffer.alloc(16));
+    expect(bindings.readUInt32LE(16)).toBe(21 + 32);
+    expect(bindings.subarray(20)).toEqual(app);
+    const pairs = blobPairs(answer(challenge(FLAGS_4_2_4), { channelBindings: bindings }).message);
+    expect(pairs.get(AV_ID.CHANNEL_BINDINGS)).toEqual(expectedBinding(cert, 'sha256'));
+    // the same value computed with Python's hashlib over pyspnego's GssChannelBindings().pack() layout
+    expect(hex(pairs.get(AV_ID.CHANNEL_BINDINGS)!)).toBe('9d19cc22ecd4a1a47c831692e7017dd9');
+    expect(pairs.get(AV_ID.TARGET_NAME)!.toString('utf16le')).toBe('HTTP/win-srv01');
+  });
+
+  it('hashes the certificate as RFC 5929 says: SHA-256 for MD5/SHA-1 signatures, else the signature hash', () => {
+    const cases: [string, string, string][] = [
+      [PEM.ecdsaSha256, 'sha256', '9d19cc22ecd4a1a47c831692e7017dd9'],
+      [PEM.ecdsaSha1, 'sha256', '224b834e12906a073885d3a152083741'],
+      [PEM.ecdsaSha384, 'sha384', 'd8ef043475e477e5b76580aaa64450a0'],
+      [PEM.rsaPssSha512, 'sha512', '315731bb3635073c81ace54a4b87938d'],
+    ];
+    for (const [pem, hash, md5] of cases) {
+      const cert = der(pem);
+      expect(certificateBindingHash(cert)).toBe(hash);
+      const cb = createHash('md5').update(tlsChannelBindings(cert)).digest();
+      expect(cb).toEqual(expectedBinding(cert, hash));
+      expect(hex(cb)).toBe(md5);
+    }
+    expect(() => tlsChannelBindings(der(PEM.ed25519))).toThrow(
+      /signed with 1\.3\.101\.112, for which RFC 5929 defines no channel binding/,
+    );
+    expect(() => tlsChannelBindings(Buffer.from('not a certificate'))).toThrow();
   });
 });

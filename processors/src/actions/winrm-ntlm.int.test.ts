@@ -5,7 +5,9 @@
 // double speaks plain HTTP as Windows ships it (`winrm quickconfig`: AllowUnencrypted=false): every
 // message travels sealed with NTLM session security and is verified on the wire; an unsealed or
 // altered message is refused, and so is an altered reply. NTLM may go over HTTP only with plain HTTP
-// allowed by the service (no host can be verified there), Basic never.
+// allowed by the service (no host can be verified there), Basic never. The double checks what a host
+// with Extended Protection checks (MIC, target name HTTP/127.0.0.1, over HTTPS the channel binding to
+// its certificate), and the client refuses a CHALLENGE without 128-bit keys or without a timestamp.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
@@ -219,6 +221,8 @@ async function rawNtlm(port: number, account: { user: string; domain: string; pa
     challenge: readChallenge(Buffer.from(token, 'base64')),
     ...account,
     workstation: 'RAW',
+    targetName: 'HTTP/127.0.0.1',
+    channelBindings: undefined, // plain HTTP
   });
   const second = await post(Buffer.alloc(0), { authorization: `Negotiate ${a.message.toString('base64')}` });
   expect(second.status).toBe(200);
@@ -369,6 +373,67 @@ describe('WinRM over HTTP as Windows ships it (NTLM sealing)', () => {
       expect(framed.includes(Buffer.from('OriginalContent: type=application/soap+xml;charset=UTF-8;Length='))).toBe(true);
     } finally {
       await d.close();
+    }
+  });
+});
+
+describe('NTLM hardening: 128-bit keys, the MIC, the target name and the channel binding', () => {
+  const client = (port: number, over: Partial<WinrmTarget> = {}) =>
+    new WinrmClient(
+      {
+        address: '127.0.0.1',
+        port,
+        transport: 'http',
+        username: USER,
+        password: PASSWORD,
+        verifyTls: true,
+        auth: 'ntlm',
+        ...over,
+      },
+      AbortSignal.timeout(5000),
+    );
+
+  it('over HTTPS the handshake names HTTP/<host> and binds the certificate: a host with Extended Protection (Strict) accepts it', async () => {
+    const d = await startWsmanDouble({ username: USER, password: PASSWORD, auth: 'ntlm', tls: true });
+    try {
+      const r = await client(d.port, { transport: 'https', verifyTls: false, verifyPeer: async () => {} }).run('hostname');
+      expect(r).toMatchObject({ exitCode: 0, stdout: 'WIN-SRV01\r\n' });
+      expect(d.authLog).toEqual(['challenge', 'authenticated CORP\\svc-watchpost']);
+      expect(d.requests.length).toBeGreaterThan(0);
+      expect(d.requests.every((q) => !q.sealed)).toBe(true); // TLS protects them
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('a host that knows itself by another name refuses the target name (service binding)', async () => {
+    const d = await startWsmanDouble({ username: USER, password: PASSWORD, auth: 'ntlm', spn: 'HTTP/win-srv01.corp.example' });
+    try {
+      await expect(client(d.port).run('hostname')).rejects.toThrow(/authentication refused \(HTTP 401\)/);
+      expect(d.authLog).toEqual(['challenge', 'refused: target name HTTP/127.0.0.1 is not HTTP/win-srv01.corp.example']);
+      expect(d.requests).toEqual([]);
+    } finally {
+      await d.close();
+    }
+  });
+
+  it('a CHALLENGE without 128-bit keys or without a timestamp is refused before any AUTHENTICATE goes out', async () => {
+    const cases: [{ key128?: boolean; timestamp?: boolean }, RegExp][] = [
+      [{ key128: false }, /NTLM: the host grants only 40-bit NTLM session keys \(no NTLMSSP_NEGOTIATE_128 in its CHALLENGE\)/],
+      [
+        { timestamp: false },
+        /NTLM: the host's CHALLENGE carries no timestamp \(MsvAvTimestamp; it offered AV pairs 2, 1, 4, 3\)/,
+      ],
+    ];
+    for (const [ntlmChallenge, why] of cases) {
+      const d = await startWsmanDouble({ username: USER, password: PASSWORD, auth: 'ntlm', ntlmChallenge });
+      try {
+        await expect(client(d.port).run('hostname')).rejects.toThrow(why);
+        expect(d.authLog).toEqual(['challenge']);
+        expect(d.seen.length).toBe(1); // the NEGOTIATE alone
+      } finally {
+        await d.close();
+      }
     }
   });
 });

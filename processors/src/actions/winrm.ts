@@ -26,7 +26,14 @@ import type { Duplex } from 'node:stream';
 import { createHash, randomUUID } from 'node:crypto';
 import { XMLParser } from 'fast-xml-parser';
 import { RemoteError } from './errors.ts';
-import { NtlmIntegrityError, NtlmSessionSecurity, authenticateMessage, negotiateMessage, readChallenge } from './ntlm-session.ts';
+import {
+  NtlmIntegrityError,
+  NtlmSessionSecurity,
+  authenticateMessage,
+  negotiateMessage,
+  readChallenge,
+  tlsChannelBindings,
+} from './ntlm-session.ts';
 
 export const NS = {
   s: 'http://www.w3.org/2003/05/soap-envelope',
@@ -435,7 +442,11 @@ export class WinrmClient {
   /**
    * NEGOTIATE / CHALLENGE / AUTHENTICATE with empty bodies on the agent's one socket (pywinrm's flow:
    * a sealed message needs the keys the AUTHENTICATE fixes). False when the host refuses the
-   * credentials. Over HTTP the host must grant signing and sealing, checked before AUTHENTICATE goes out.
+   * credentials. The host must grant 128-bit keys and send a timestamp (for the MIC), and over HTTP
+   * signing and sealing, all checked before AUTHENTICATE goes out. The AUTHENTICATE names the SPN
+   * `HTTP/<host>` and, over HTTPS, binds the certificate of the connection the CHALLENGE came on
+   * (RFC 5929 tls-server-end-point), so a host with Extended Protection (CbtHardeningLevel=Strict)
+   * accepts it and refuses one relayed through another TLS connection.
    */
   private async ntlmHandshake(): Promise<boolean> {
     const { user, domain } = ntlmAccount(this.t.username);
@@ -452,6 +463,8 @@ export class WinrmClient {
     let auth;
     let security: NtlmSessionSecurity | undefined;
     try {
+      if (this.t.transport === 'https' && !first.peerCertificate)
+        throw new Error("the connection's certificate is unknown, so the handshake cannot be bound to it");
       auth = authenticateMessage({
         negotiate,
         challenge: readChallenge(Buffer.from(challenge.token, 'base64')),
@@ -459,6 +472,8 @@ export class WinrmClient {
         domain,
         password: this.t.password,
         workstation: 'WATCHPOST',
+        targetName: `HTTP/${this.t.address}`,
+        channelBindings: first.peerCertificate ? tlsChannelBindings(first.peerCertificate) : undefined,
       });
       if (this.sealed) security = new NtlmSessionSecurity(auth.exportedSessionKey, auth.flags, 'client');
     } catch (err) {
@@ -507,7 +522,14 @@ export class WinrmClient {
     body: Buffer,
     authorization: string | undefined,
     contentType = 'application/soap+xml;charset=UTF-8',
-  ): Promise<{ status: number; text: string; body: Buffer; headers: Record<string, string | string[] | undefined> }> {
+  ): Promise<{
+    status: number;
+    text: string;
+    body: Buffer;
+    headers: Record<string, string | string[] | undefined>;
+    /** HTTPS: the certificate (DER) of the connection the reply came on (the NTLM channel binding). */
+    peerCertificate?: Buffer;
+  }> {
     const u = new URL(this.url);
     const opts = {
       method: 'POST',
@@ -527,6 +549,11 @@ export class WinrmClient {
     };
     return new Promise((resolve, reject) => {
       const req = (this.t.transport === 'https' ? httpsRequest : httpRequest)(opts, (res) => {
+        const socket = res.socket as Partial<TLSSocket> | null;
+        const peerCertificate =
+          this.t.transport === 'https' && typeof socket?.getPeerCertificate === 'function'
+            ? (socket.getPeerCertificate(true).raw as Buffer | undefined)
+            : undefined;
         const chunks: Buffer[] = [];
         let size = 0;
         res.on('data', (c: Buffer) => {
@@ -536,7 +563,13 @@ export class WinrmClient {
         });
         res.on('end', () => {
           const raw = Buffer.concat(chunks);
-          resolve({ status: res.statusCode ?? 0, text: raw.toString('utf8'), body: raw, headers: res.headers });
+          resolve({
+            status: res.statusCode ?? 0,
+            text: raw.toString('utf8'),
+            body: raw,
+            headers: res.headers,
+            ...(peerCertificate ? { peerCertificate } : {}),
+          });
         });
         res.on('error', reject);
       });

@@ -5,7 +5,12 @@
 // (NOTIFY_<CHANNEL>_ALLOW) opens anything it names; the one saved through the API opens only private
 // addresses (core's `adminMayOpen`: never loopback, link-local, metadata), whatever is stored, so an
 // admin session cannot point test-send at the service's own host. The connection is then made to the
-// address that was checked (no second lookup an attacker's DNS could change).
+// address that was checked (no second lookup an attacker's DNS could change). The same guard checks the
+// e-mail channel's SMTP server (providers/email.ts) and the agent-update git repositories
+// (actions/git.ts): hosts an admin sets, so private addresses pass there (as a name on a saved list)
+// and loopback, link-local, metadata, unspecified, multicast and reserved ones only when the
+// environment's list names them (NOTIFY_EMAIL_ALLOW, SERVICE_AGENT_UPDATE_ALLOW).
+import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
@@ -53,6 +58,8 @@ export function refusal(ip: string, allow: Allow, adminHost = false): string | n
   if (why === null) return null;
   if (adminHost || inAllowList(addr, admin)) {
     if (adminMayOpen(addr.toString())) return null;
+    const { variable } = lists(allow);
+    if (variable) return `${why} (a server an admin sets may be public or private, never this; only ${variable} can allow it)`;
     return `${why} (an allow list saved through the API opens private addresses only; this one only NOTIFY_<CHANNEL>_ALLOW can)`;
   }
   return why;
@@ -75,22 +82,41 @@ export function hostListing(host: string, allow: Allow): 'environment' | 'admin'
   return environment.includes(host) ? 'environment' : admin.includes(host) ? 'admin' : null;
 }
 
-/** A `lookup` for http.request that refuses hosts resolving to a refused address (checked at connect time). */
-export function guardedLookup(allow: Allow, listed: 'environment' | 'admin' | null | boolean): LookupFunction {
+/** How a host is listed: by the environment's list (anything), by the saved one or as an admin's setting (private), or neither. */
+export type Listing = 'environment' | 'admin' | null | boolean;
+
+/**
+ * Resolves `hostname` (a literal address is taken as is) and returns the first address the guard lets
+ * through: the caller connects to that address, never to the name again (no second lookup an attacker's
+ * DNS could answer differently). Throws SsrfRefused naming why each address was refused; DNS errors as they are.
+ * `listed`: 'admin' lets private addresses through (an admin's setting, as a name on the saved list), `true` or
+ * 'environment' anything (named by the operator).
+ */
+export async function resolveAllowed(hostname: string, allow: Allow, listed: Listing): Promise<LookupAddress> {
   // `true`: named by the environment's list (the former boolean form).
   const hostAllowed = listed === true || listed === 'environment';
   const adminHost = listed === 'admin';
+  const host = hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) {
+    const why = hostAllowed ? null : refusal(host, allow, adminHost);
+    if (why) throw new SsrfRefused(`refused by the SSRF guard: ${why}`);
+    return { address: host, family: isIP(host) };
+  }
+  const addrs = await dnsLookup(host, { all: true });
+  const first = (hostAllowed ? addrs : addrs.filter((a) => refusal(a.address, allow, adminHost) === null))[0];
+  if (!first) {
+    const why = addrs.map((a) => refusal(a.address, allow, adminHost)).join('; ');
+    throw new SsrfRefused(`refused by the SSRF guard: ${hostname} resolves to ${why || 'nothing'}`);
+  }
+  return first;
+}
+
+/** A `lookup` for http.request that refuses hosts resolving to a refused address (checked at connect time). */
+export function guardedLookup(allow: Allow, listed: Listing): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { all: true }).then(
-      (addrs) => {
-        const ok = hostAllowed ? addrs : addrs.filter((a) => refusal(a.address, allow, adminHost) === null);
-        const first = ok[0];
-        if (!first) {
-          const why = addrs.map((a) => refusal(a.address, allow, adminHost)).join('; ');
-          callback(new SsrfRefused(`refused by the SSRF guard: ${hostname} resolves to ${why || 'nothing'}`), '', 4);
-          return;
-        }
-        if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: typeof ok) => void)(null, [first]);
+    resolveAllowed(hostname, allow, listed).then(
+      (first) => {
+        if ((options as { all?: boolean }).all) (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, [first]);
         else callback(null, first.address, first.family);
       },
       (err: Error) => callback(err as NodeJS.ErrnoException, '', 4),

@@ -65,6 +65,9 @@ describe('config', () => {
     ['SERVICE_INGEST_RATE_PER_HOST', '-1'],
     ['SERVICE_INGEST_RATE_HOST_BURST', '0'],
     ['SERVICE_INGEST_MAX_IN_FLIGHT_EVENTS', '0'],
+    ['SERVICE_AGENT_UPDATE_LINUX_GIT_URL', 'https://ghp_token@github.com/PTah/ssh-monitor.git'],
+    ['SERVICE_AGENT_UPDATE_WINDOWS_GIT_URL', 'https://user:pw@git.example/x.git'],
+    ['SERVICE_AGENT_UPDATE_WINDOWS_GIT_URL', 'ssh://git:pw@git.example/x.git'],
   ])('refuses %s=%s with a message naming the variable', (name, value) => {
     let err: unknown;
     try {
@@ -75,6 +78,19 @@ describe('config', () => {
     expect(err).toBeInstanceOf(ConfigError);
     expect((err as ConfigError).variable).toBe(name);
     expect((err as Error).message).toContain(name);
+  });
+
+  it('agent-update git URLs: an ssh:// login name is kept, a token never; the git SSRF allow list', () => {
+    const c = loadConfig({
+      SERVICE_AGENT_UPDATE_LINUX_GIT_URL: 'ssh://git@github.com/PTah/ssh-monitor.git',
+      SERVICE_AGENT_UPDATE_ALLOW: ' 127.0.0.1 ,git.lan ',
+    }).actions.agentUpdate;
+    expect(c.linux.gitUrl).toBe('ssh://git@github.com/PTah/ssh-monitor.git');
+    expect(c.allow).toEqual(['127.0.0.1', 'git.lan']);
+    expect(loadConfig({}).actions.agentUpdate.allow).toEqual([]);
+    expect(() => loadConfig({ SERVICE_AGENT_UPDATE_LINUX_GIT_URL: 'https://tok@github.com/x.git' })).toThrow(
+      /may not carry a user name, token or password: git credentials go to git itself/,
+    );
   });
 
   it('SERVICE_TRUST_PROXY: none by default, a hop count or proxy addresses; never every hop', () => {

@@ -267,6 +267,11 @@ export interface ActionsConfig {
     refreshSeconds: number;
     /** file:// git URLs (tests and air-gapped mirrors). */
     allowFileUrls: boolean;
+    /**
+     * SERVICE_AGENT_UPDATE_ALLOW: addresses, CIDRs or host names the git SSRF guard lets through whatever
+     * they are (loopback, link-local); public and private repositories need no entry.
+     */
+    allow: string[];
     /** Where the Linux updater script lives on managed hosts (installed there when missing). */
     linuxUpdaterPath: string;
     /** Minutes to wait for an agent.update event after the poll delivered an update, before the SSH/WinRM fallback. */
@@ -673,6 +678,27 @@ function targetNetworks(env: Env, name: string): string[] {
   return [...new Set(items)];
 }
 
+/**
+ * An agent-update git URL of the environment. The full check is core's checkGitUrl, where it is used; a
+ * user name or token in an https:// URL stops the start here: it would be shown in the settings, stored
+ * with actions and passed to the Linux hosts' command lines (ssh:// keeps its login name, not a secret).
+ */
+function gitUrlEnv(env: Env, name: string): string {
+  const v = str(env, name, '');
+  let u: URL | undefined;
+  try {
+    u = new URL(v.trim());
+  } catch {
+    u = undefined;
+  }
+  if (u && (u.password || (u.username && u.protocol !== 'ssh:')))
+    throw new ConfigError(
+      name,
+      'may not carry a user name, token or password: git credentials go to git itself (api/ACTIONS.md, "Agent updates")',
+    );
+  return v;
+}
+
 function actionsConfig(env: Env): ActionsConfig {
   const timeoutMs = int(env, 'SERVICE_ACTION_TIMEOUT_MS', 30_000, 1000, 600_000);
   const waitMs = int(env, 'SERVICE_ACTION_WAIT_MS', timeoutMs + 15_000, 1000, 900_000);
@@ -714,15 +740,19 @@ function actionsConfig(env: Env): ActionsConfig {
     },
     agentUpdate: {
       linux: {
-        gitUrl: str(env, 'SERVICE_AGENT_UPDATE_LINUX_GIT_URL', ''),
+        gitUrl: gitUrlEnv(env, 'SERVICE_AGENT_UPDATE_LINUX_GIT_URL'),
         branch: str(env, 'SERVICE_AGENT_UPDATE_LINUX_BRANCH', 'main'),
       },
       windows: {
-        gitUrl: str(env, 'SERVICE_AGENT_UPDATE_WINDOWS_GIT_URL', ''),
+        gitUrl: gitUrlEnv(env, 'SERVICE_AGENT_UPDATE_WINDOWS_GIT_URL'),
         branch: str(env, 'SERVICE_AGENT_UPDATE_WINDOWS_BRANCH', 'main'),
       },
       refreshSeconds: int(env, 'SERVICE_VERSION_REFRESH_SECONDS', 900, 10, 86_400),
       allowFileUrls: bool(env, 'SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS', false),
+      allow: (env.SERVICE_AGENT_UPDATE_ALLOW ?? '')
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
       linuxUpdaterPath: updaterPath,
       fallbackMinutes: int(env, 'SERVICE_AGENT_UPDATE_FALLBACK_MINUTES', 30, 1, 10_080),
       publicUrl,

@@ -1095,7 +1095,7 @@ export interface paths {
     put?: never;
     /**
      * Update the agent now over SSH (Linux) or WinRM (Windows)
-     * @description Linux: installs the updater script when missing or changed, runs it with the configured git URL and branch, reads the version back. Windows: the agent's own update path: the host downloads the bundle (the repository at the branch head, a UTF-8 BOM on every .ps1) over a short-lived signed URL, unpacks it to a staging folder and runs Deploy-LoginMonitor.ps1 -SourceShareRoot <staging>; done when the agent reports the new version in its events. result: {agent, version (what the agent reports), previous_version, installed_updater? (linux), deployed_version?, version_source?, commit? (windows), git_url, branch}.
+     * @description Linux: installs the updater script when missing or changed, runs it with the configured git URL and branch, reads the version back. Windows: the agent's own update path: the host downloads the bundle (the repository at the configured ref: a branch head, a tag or a pinned commit; a UTF-8 BOM on every .ps1) over a short-lived signed URL, unpacks it to a staging folder and runs Deploy-LoginMonitor.ps1 -SourceShareRoot <staging>; done when the agent reports the new version in its events. result: {agent, version (what the agent reports), previous_version, installed_updater? (linux), deployed_version?, version_source?, commit (the commit installed, null when the Linux updater did not say), git_url, branch}.
      *
      *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
@@ -1296,7 +1296,7 @@ export interface paths {
     get: operations['getSettingsAgentUpdates'];
     /**
      * Save the agent-update repositories
-     * @description git_url: https:// or ssh:// (file:// only with SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS); branch: a git branch name.
+     * @description git_url: https:// or ssh:// (file:// only with SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS), without credentials (a user name or token in an https:// URL is refused: api/ACTIONS.md says where they go); branch: a branch, or a tag or full commit id to pin what updates install.
      *
      *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
@@ -1319,7 +1319,7 @@ export interface paths {
     put?: never;
     /**
      * Test a git repository for agent updates (unsaved form values welcome)
-     * @description The actions worker runs `git ls-remote` against the URL (allow-listed schemes only) and checks the branch. result: {ok, branch_found, tags, latest_version, version_source} (version_source: version.txt, Login_Monitor.ps1, ssh-monitor or tag). A failure is 400 ACTION_FAILED with git's message. Nothing is saved.
+     * @description The actions worker runs `git ls-remote` against the URL (allow-listed schemes only) and checks the ref (a branch, a tag or a full commit id). result: {ok, branch_found, ref_kind, commit, tags, latest_version, version_source} (ref_kind: branch, tag or commit; commit: what the ref points at; version_source: version.txt, Login_Monitor.ps1, ssh-monitor or tag). A failure is 400 ACTION_FAILED with git's message. Nothing is saved.
      *
      *     Access: admin only. A mobile device's token: 403 DEVICE_SCOPE.
      */
@@ -10387,10 +10387,19 @@ export interface operations {
         content: {
           'application/json': {
             linux: {
+              /** @description the repository (shown without credentials; none are accepted in it) */
               git_url: string;
+              /** @description the ref: a branch (updates install its head), or a tag or full commit id (updates install that commit) */
               branch: string;
-              /** @description latest version of the repository: what its branch head states (version.txt, …), else its newest tag, as last read */
+              /** @description latest version of the repository: what the ref states (version.txt, …), else its newest tag, as last read */
               latest_version?: string | null;
+              /** @description the commit latest_version was read at (a branch head moves; a tag or commit pins it) */
+              commit?: string | null;
+              /**
+               * @description what `branch` named when last read
+               * @enum {string|null}
+               */
+              ref_kind?: 'branch' | 'tag' | 'commit' | null;
               /**
                * Format: date-time
                * @description when the tags were last read (every SERVICE_VERSION_REFRESH_SECONDS)
@@ -10400,10 +10409,19 @@ export interface operations {
               error?: string | null;
             };
             windows: {
+              /** @description the repository (shown without credentials; none are accepted in it) */
               git_url: string;
+              /** @description the ref: a branch (updates install its head), or a tag or full commit id (updates install that commit) */
               branch: string;
-              /** @description latest version of the repository: what its branch head states (version.txt, …), else its newest tag, as last read */
+              /** @description latest version of the repository: what the ref states (version.txt, …), else its newest tag, as last read */
               latest_version?: string | null;
+              /** @description the commit latest_version was read at (a branch head moves; a tag or commit pins it) */
+              commit?: string | null;
+              /**
+               * @description what `branch` named when last read
+               * @enum {string|null}
+               */
+              ref_kind?: 'branch' | 'tag' | 'commit' | null;
               /**
                * Format: date-time
                * @description when the tags were last read (every SERVICE_VERSION_REFRESH_SECONDS)
@@ -10511,10 +10529,19 @@ export interface operations {
         content: {
           'application/json': {
             linux: {
+              /** @description the repository (shown without credentials; none are accepted in it) */
               git_url: string;
+              /** @description the ref: a branch (updates install its head), or a tag or full commit id (updates install that commit) */
               branch: string;
-              /** @description latest version of the repository: what its branch head states (version.txt, …), else its newest tag, as last read */
+              /** @description latest version of the repository: what the ref states (version.txt, …), else its newest tag, as last read */
               latest_version?: string | null;
+              /** @description the commit latest_version was read at (a branch head moves; a tag or commit pins it) */
+              commit?: string | null;
+              /**
+               * @description what `branch` named when last read
+               * @enum {string|null}
+               */
+              ref_kind?: 'branch' | 'tag' | 'commit' | null;
               /**
                * Format: date-time
                * @description when the tags were last read (every SERVICE_VERSION_REFRESH_SECONDS)
@@ -10524,10 +10551,19 @@ export interface operations {
               error?: string | null;
             };
             windows: {
+              /** @description the repository (shown without credentials; none are accepted in it) */
               git_url: string;
+              /** @description the ref: a branch (updates install its head), or a tag or full commit id (updates install that commit) */
               branch: string;
-              /** @description latest version of the repository: what its branch head states (version.txt, …), else its newest tag, as last read */
+              /** @description latest version of the repository: what the ref states (version.txt, …), else its newest tag, as last read */
               latest_version?: string | null;
+              /** @description the commit latest_version was read at (a branch head moves; a tag or commit pins it) */
+              commit?: string | null;
+              /**
+               * @description what `branch` named when last read
+               * @enum {string|null}
+               */
+              ref_kind?: 'branch' | 'tag' | 'commit' | null;
               /**
                * Format: date-time
                * @description when the tags were last read (every SERVICE_VERSION_REFRESH_SECONDS)

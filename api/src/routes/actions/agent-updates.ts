@@ -12,12 +12,21 @@ const agentRepo = {
   type: 'object',
   required: ['git_url', 'branch'],
   properties: {
-    git_url: str,
-    branch: str,
+    git_url: { ...str, description: 'the repository (shown without credentials; none are accepted in it)' },
+    branch: {
+      ...str,
+      description: 'the ref: a branch (updates install its head), or a tag or full commit id (updates install that commit)',
+    },
     latest_version: {
       ...nstr,
-      description:
-        'latest version of the repository: what its branch head states (version.txt, …), else its newest tag, as last read',
+      description: 'latest version of the repository: what the ref states (version.txt, …), else its newest tag, as last read',
+    },
+    commit: { ...nstr, description: 'the commit latest_version was read at (a branch head moves; a tag or commit pins it)' },
+    ref_kind: {
+      type: 'string',
+      enum: ['branch', 'tag', 'commit'],
+      nullable: true,
+      description: 'what `branch` named when last read',
     },
     checked_at: { ...ndt, description: 'when the tags were last read (every SERVICE_VERSION_REFRESH_SECONDS)' },
     error: { ...nstr, description: 'why the last read failed' },
@@ -63,7 +72,9 @@ const agentUpdatesRoutes: FastifyPluginAsync = async (app) => {
         tags: settingsTags,
         summary: 'Save the agent-update repositories',
         description:
-          'git_url: https:// or ssh:// (file:// only with SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS); branch: a git branch name.',
+          'git_url: https:// or ssh:// (file:// only with SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS), without credentials ' +
+          '(a user name or token in an https:// URL is refused: api/ACTIONS.md says where they go); branch: a branch, ' +
+          'or a tag or full commit id to pin what updates install.',
         body: agentUpdateInput,
         response: { 200: agentUpdateView },
       },
@@ -78,7 +89,7 @@ const agentUpdatesRoutes: FastifyPluginAsync = async (app) => {
           v.git_url = u.url;
         }
         if (v.branch !== undefined && !validBranch(v.branch))
-          throw new ApiError(400, 'VALIDATION_FAILED', `${k}.branch: not a valid branch name`);
+          throw new ApiError(400, 'VALIDATION_FAILED', `${k}.branch: not a valid branch, tag or commit id`);
       }
       await saveAgentUpdateSettings(pg, req.body, req.user!.username);
       await audit(pg, { actor: req.user!.username, address: req.ip, action: 'setting.agent_updates', details: req.body });

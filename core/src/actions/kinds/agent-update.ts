@@ -17,11 +17,11 @@ export const agentUpdate: ActionKindDescriptor<'agent.update'> = {
       summary: 'Update the agent now over SSH (Linux) or WinRM (Windows)',
       description:
         'Linux: installs the updater script when missing or changed, runs it with the configured git URL and branch, reads the version back. ' +
-        "Windows: the agent's own update path: the host downloads the bundle (the repository at the branch head, a UTF-8 BOM on every .ps1) " +
+        "Windows: the agent's own update path: the host downloads the bundle (the repository at the configured ref: a branch head, a tag or a pinned commit; a UTF-8 BOM on every .ps1) " +
         'over a short-lived signed URL, unpacks it to a staging folder and runs Deploy-LoginMonitor.ps1 -SourceShareRoot <staging>; ' +
         'done when the agent reports the new version in its events. ' +
         'result: {agent, version (what the agent reports), previous_version, installed_updater? (linux), ' +
-        'deployed_version?, version_source?, commit? (windows), git_url, branch}.',
+        'deployed_version?, version_source?, commit (the commit installed, null when the Linux updater did not say), git_url, branch}.',
       plan: async (ctx) => {
         const h = await ctx.host();
         const agent = agentKindOf(h);

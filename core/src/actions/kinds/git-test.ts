@@ -15,8 +15,8 @@ export const gitTest: ActionKindDescriptor<'git.test'> = {
       tags: ['settings'],
       summary: 'Test a git repository for agent updates (unsaved form values welcome)',
       description:
-        'The actions worker runs `git ls-remote` against the URL (allow-listed schemes only) and checks the branch. ' +
-        "result: {ok, branch_found, tags, latest_version, version_source} (version_source: version.txt, Login_Monitor.ps1, ssh-monitor or tag). A failure is 400 ACTION_FAILED with git's message. Nothing is saved.",
+        'The actions worker runs `git ls-remote` against the URL (allow-listed schemes only) and checks the ref (a branch, a tag or a full commit id). ' +
+        "result: {ok, branch_found, ref_kind, commit, tags, latest_version, version_source} (ref_kind: branch, tag or commit; commit: what the ref points at; version_source: version.txt, Login_Monitor.ps1, ssh-monitor or tag). A failure is 400 ACTION_FAILED with git's message. Nothing is saved.",
       body: {
         type: 'object',
         required: ['git_url', 'branch'],

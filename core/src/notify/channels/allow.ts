@@ -12,6 +12,8 @@ export interface SsrfAllow {
   environment: string[];
   /** Saved through the API: opens private addresses only (`adminMayOpen`). */
   admin: string[];
+  /** The environment variable of `environment`, named in refusals (unset: NOTIFY_<CHANNEL>_ALLOW). */
+  variable?: string;
 }
 
 type Family = 'ipv4' | 'ipv6';

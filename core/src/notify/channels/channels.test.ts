@@ -41,6 +41,19 @@ describe('channel descriptors', () => {
     expect(d.push.allow).toEqual(['127.0.0.1']);
   });
 
+  it("e-mail: the SSRF guard's environment list is NOTIFY_EMAIL_ALLOW plus SMTP_HOST (the operator's own server)", () => {
+    const plain = { encrypt: (_f: string, v: string) => v, decrypt: (_f: string, v: string) => v };
+    expect(channelDefaults(loadConfig({}).notify).email.allow).toEqual([]);
+    const d = channelDefaults(loadConfig({ SMTP_HOST: 'localhost', NOTIFY_EMAIL_ALLOW: '127.0.0.2, 10.9.0.0/16' }).notify).email;
+    expect(d.allow).toEqual(['127.0.0.2', '10.9.0.0/16', 'localhost']);
+    // A server an admin saves is checked against the same list: it does not join it.
+    expect(CHANNEL_DESCRIPTORS.email.config({ host: 'relay.example.org' }, d, plain).allow).toEqual({
+      environment: ['127.0.0.2', '10.9.0.0/16', 'localhost'],
+      admin: [],
+      variable: 'NOTIFY_EMAIL_ALLOW',
+    });
+  });
+
   it.each([
     ['NOTIFY_TELEGRAM_API_BASE', 'ftp://x'],
     ['NOTIFY_SLACK_WEBHOOK_URLS', 'https://ok.example.org/a,not a url'],

@@ -2,9 +2,12 @@
 // name its own). Secret: the SMTP password, never offered to another server or over a weaker connection:
 // a saved one is dropped when the server or the security changes, and the environment's (SMTP_USER and
 // SMTP_PASSWORD) goes only to the environment's server (SMTP_HOST and SMTP_PORT), never to one an admin chose.
-// No password is sent over `security: none` except to a loopback relay.
+// No password is sent over `security: none` except to a loopback relay. The server passes the SSRF guard
+// of webhooks (the deliver role's): private and public addresses, the rest only when the environment
+// names it (NOTIFY_EMAIL_ALLOW, or SMTP_HOST itself: the operator's own server, e.g. a loopback relay).
 import type { FromSchema } from 'json-schema-to-ts';
 import { ConfigError } from '@watchpost/runtime';
+import type { SsrfAllow } from './allow.ts';
 import { ratePerSecond, setOrDrop, type ChannelDescriptor, type StoredOf } from './descriptor.ts';
 
 const SECURITY = ['starttls', 'tls', 'none'] as const;
@@ -40,9 +43,14 @@ export interface EmailConfig {
   verifyTls: boolean;
   /** Why the environment's password is not used for this server (the deliver role says so instead of trying without). */
   passwordWithheld?: string;
+  /**
+   * The SSRF guard's lists: the environment's (NOTIFY_EMAIL_ALLOW plus SMTP_HOST) opens anything it names;
+   * any other server may be public or private (an admin's setting), never loopback, link-local or metadata.
+   */
+  allow: SsrfAllow;
 }
 
-type EmailDefaults = Omit<EmailConfig, 'enabled' | 'passwordWithheld'> & { ratePerSecond: number };
+type EmailDefaults = Omit<EmailConfig, 'enabled' | 'passwordWithheld' | 'allow'> & { allow: string[]; ratePerSecond: number };
 
 /** A host name or address on this machine: the only place a password may go over `security: none`. */
 export function isLoopbackHost(host: string | undefined): boolean {
@@ -102,6 +110,8 @@ export const email: ChannelDescriptor<
       from: env.str('SMTP_FROM', 'watchpost@localhost'),
       recipients: env.csv('NOTIFY_EMAIL_RECIPIENTS'),
       verifyTls: env.bool('SMTP_VERIFY_TLS', true),
+      // The operator's own server is theirs to choose, loopback included.
+      allow: [...env.csv('NOTIFY_EMAIL_ALLOW'), ...(host ? [host] : [])],
       ratePerSecond: ratePerSecond(env, 'email', 10, 10_000),
     };
   },
@@ -119,6 +129,7 @@ export const email: ChannelDescriptor<
       from: s.from ?? env.from,
       recipients: s.recipients ?? env.recipients,
       verifyTls: s.verify_tls ?? env.verifyTls,
+      allow: { environment: env.allow, admin: [], variable: 'NOTIFY_EMAIL_ALLOW' },
       ...(fromEnv.withheld ? { passwordWithheld: fromEnv.withheld } : {}),
     };
   },

@@ -24,6 +24,11 @@ import { requireSuccess, winrm } from './winrm-host.ts';
 
 type Job = ActionJobOf<'agent.update'>;
 
+/** The commit the Linux updater says it installed ("updated to <version> (commit <id>)"), or null. */
+export function installedCommit(stdout: string): string | null {
+  return /\(commit ([0-9a-f]{40}|[0-9a-f]{64})\)/.exec(stdout)?.[1] ?? null;
+}
+
 async function linuxUpdate(deps: ActionDeps, job: Job, signal: AbortSignal): Promise<Record<string, unknown>> {
   const path = deps.config.actions.agentUpdate.linuxUpdaterPath;
   const p = quotePosix(path);
@@ -56,6 +61,8 @@ async function linuxUpdate(deps: ActionDeps, job: Job, signal: AbortSignal): Pro
       installed_updater: installedUpdater,
       previous_version: before.code === 0 ? before.stdout.trim() : null,
       version,
+      // The commit the host checked out (the updater prints it): the branch head when it cloned, or the pin.
+      commit: installedCommit(u.stdout),
       git_url: job.git_url,
       branch: job.branch,
     };
