@@ -2,6 +2,10 @@
 // tests and benches alike. Paths are the files an import resolves to (workspace links followed).
 const ROLES = '(ingest|processors|api)';
 const TEST = '(\\.test\\.ts$|/bench/|/web-e2e/)';
+// A processors role folder is any folder under processors/src/ but the shared ones (actions, correlate,
+// deliver, notify, reports, scheduler, store, stream, and any added later); its name is $1 in the rules.
+const PROCESSOR_SHARED = '(?:kafka|shared)';
+const PROCESSOR_ROLE_FOLDER = `^processors/src/(?!${PROCESSOR_SHARED}/)([^/]+)/`;
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -60,6 +64,42 @@ module.exports = {
       severity: 'error',
       from: { pathNot: '^ops/' },
       to: { path: '^ops/' },
+    },
+    {
+      name: 'no-circular',
+      comment:
+        'no import circle (production code, tests and benches): the shared piece moves to the file where it ' +
+        'belongs or to a small file of its own, never behind a dynamic import',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'processors-role-folders-import-only-their-own',
+      comment:
+        'a processors role folder imports its own folder, kafka/ and shared/: what two roles need moves to ' +
+        'processors/src/shared/ (or core), the roles are put together in processors/src/index.ts (the ' +
+        "scheduler's jobs included). A test driving several roles imports them from that entry",
+      severity: 'error',
+      from: { path: PROCESSOR_ROLE_FOLDER },
+      to: {
+        path: '^processors/src/',
+        pathNot: [`^processors/src/($1|${PROCESSOR_SHARED})/`, '^processors/src/index\\.ts$'],
+      },
+    },
+    {
+      name: 'processors-role-folders-reach-the-entry-only-in-tests',
+      comment: "the package entry puts the roles together: a role's production code never imports it",
+      severity: 'error',
+      from: { path: PROCESSOR_ROLE_FOLDER, pathNot: TEST },
+      to: { path: '^processors/src/index\\.ts$' },
+    },
+    {
+      name: 'processors-shared-folders-import-no-role',
+      comment: 'kafka/ and shared/ sit below every role folder, tests included',
+      severity: 'error',
+      from: { path: `^processors/src/${PROCESSOR_SHARED}/` },
+      to: { path: '^processors/src/', pathNot: `^processors/src/${PROCESSOR_SHARED}/` },
     },
     {
       name: 'web-talks-http-only',

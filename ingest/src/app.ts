@@ -136,9 +136,25 @@ export function envelopeBytes(receivedAt: string, event: Buffer): Buffer {
   return out;
 }
 
-export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
+type OutcomeFields = { event_id?: string; hostname?: string; reason?: string };
+
+/**
+ * What the ingest routes share, made once per plugin: who holds what of the in-flight caps, the
+ * outcome counters and log line, and the hand-over of one valid event to the pipeline.
+ */
+interface IngestRouteKit {
+  config: Config;
+  log: Logger;
+  keys: KeyVerifier;
+  rate: AgentRateLimiter;
+  inFlight: InFlightLimiter;
+  admitted: WeakMap<FastifyRequest, Admitted>;
+  record: (outcome: IngestOutcome, fields: OutcomeFields) => void;
+  ingestOne: (event: EventV1, bytes: Buffer, receivedAt: string, keyId: number) => Promise<Outcome>;
+}
+
+function routeKit(deps: IngestDeps): IngestRouteKit {
   const { config, log, pipeline, keys, rate, inFlight } = deps;
-  const admitted = new WeakMap<FastifyRequest, Admitted>();
   // The outcome line holds event_id, hostname, outcome and our own reason text, never a credential;
   // the redaction pass of the service logger nearly doubled the cost of this once-per-event line.
   const outcomeLog = log.child({}, { redact: [] });
@@ -147,7 +163,7 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
     { inc(): void }
   >;
 
-  function record(outcome: IngestOutcome, fields: { event_id?: string; hostname?: string; reason?: string }): void {
+  function record(outcome: IngestOutcome, fields: OutcomeFields): void {
     counted[outcome].inc();
     outcomeLog.info(
       { event_id: fields.event_id ?? null, hostname: fields.hostname ?? null, outcome, reason: fields.reason ?? null },
@@ -170,32 +186,361 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
     return outcome;
   }
 
-  function toLine(event_id: string, o: Outcome): LineResult {
-    if (o.status === 'created') return { status: 201, event_id, received_at: o.receivedAt };
-    if (o.status === 'duplicate') return { status: 409, event_id, error: duplicateError(event_id, o).error };
-    return { status: 503, event_id, error: { code: 'UNAVAILABLE', message: 'event store temporarily unavailable; retry later' } };
+  return { config, log, keys, rate, inFlight, admitted: new WeakMap(), record, ingestOne };
+}
+
+function toLine(event_id: string, o: Outcome): LineResult {
+  if (o.status === 'created') return { status: 201, event_id, received_at: o.receivedAt };
+  if (o.status === 'duplicate') return { status: 409, event_id, error: duplicateError(event_id, o).error };
+  return { status: 503, event_id, error: { code: 'UNAVAILABLE', message: 'event store temporarily unavailable; retry later' } };
+}
+
+function unavailable(reply: FastifyReply, message: string) {
+  return reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).send(errorBody('UNAVAILABLE', message));
+}
+
+/** The host's bucket under its key, for a valid event (hostname and agent instance). */
+function hostOf(keyId: number, event: EventV1): string {
+  return AgentRateLimiter.hostId(keyId, event.host.hostname, event.source.agent_instance_id);
+}
+
+const hostRateMessage = (wait: number, what = 'events') => `too many ${what} from this host; retry after ${wait} s`;
+
+/** 429 with Retry-After; `what` is charged (the agent poll's requests pay into the events' buckets too). */
+function rateLimited(reply: FastifyReply, waitSeconds: number, scope: 'key' | 'host' = 'key', what = 'events') {
+  const message =
+    scope === 'key'
+      ? `too many ${what} for this agent key (all its hosts together); retry after ${waitSeconds} s`
+      : hostRateMessage(waitSeconds, what);
+  return reply.code(429).header('retry-after', String(waitSeconds)).send(errorBody('RATE_LIMITED', message));
+}
+
+/**
+ * The onRequest hook, before the body is read: key check, the key's rate ceiling (the host is not
+ * known yet), and the process's in-flight caps.
+ */
+function admitRequest(kit: IngestRouteKit) {
+  const { config, keys, rate, inFlight, admitted, record } = kit;
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const key = agentKey(req.headers);
+    let id: number | null;
+    try {
+      id = key ? await keys.verify(key) : null;
+    } catch {
+      record('unavailable', { reason: 'agent key check unavailable' });
+      return unavailable(reply, 'agent key check temporarily unavailable; retry later');
+    }
+    if (id === null) {
+      record('unauthorized', { reason: key ? 'unknown or revoked API key' : 'missing API key' });
+      return reply
+        .code(401)
+        .header('www-authenticate', 'Bearer')
+        .send(errorBody('UNAUTHORIZED', 'a valid agent API key is required in X-API-Key or Authorization: Bearer'));
+    }
+    const isBatch = req.routeOptions.url === BATCH_PATH;
+    // Refused here only when the key's ceiling is empty; events pay per host once they are read.
+    const wait = rate.checkKey(id);
+    if (wait > 0) {
+      record('rate_limited', { reason: `agent key ${id} over its ceiling of ${rate.limits.keyRate} events/s` });
+      return rateLimited(reply, wait);
+    }
+    // The declared length (or the route's limit when none is declared) is held until the answer.
+    const limit = isBatch ? config.ingest.batchMaxBytes : config.ingest.maxBodyBytes;
+    const declared = Number(req.headers['content-length']);
+    const bytes = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, limit) : limit;
+    const events = isBatch ? 0 : 1;
+    if (!inFlight.tryAcquire(events, bytes)) {
+      record('unavailable', { reason: 'ingest at capacity (events or bytes in flight)' });
+      return unavailable(reply, 'ingest is at capacity; retry later');
+    }
+    const held: Admitted = { keyId: id, events, bytes };
+    admitted.set(req, held);
+    reply.raw.once('close', () => inFlight.release(held.events, held.bytes));
+  };
+}
+
+/**
+ * Agents get our error shape, and 422 rather than fastify's 400 for a body it could not read; each
+ * counts as an outcome.
+ */
+function ingestErrorHandler(kit: IngestRouteKit) {
+  const { log, record } = kit;
+  return (err: Error & { statusCode?: number; code?: string }, _req: FastifyRequest, reply: FastifyReply) => {
+    if (err.statusCode === 413) {
+      record('too_large', { reason: err.message });
+      return reply.code(413).send(errorBody('PAYLOAD_TOO_LARGE', err.message));
+    }
+    if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+      record('rejected', { reason: err.message });
+      return reply.code(422).send(errorBody('INVALID_EVENT', err.message, { errors: [{ pointer: '', message: err.message }] }));
+    }
+    log.error({ err }, 'ingest request failed');
+    return reply.code(500).send(errorBody('INTERNAL', 'internal error'));
+  };
+}
+
+const commonResponses = {
+  401: { $ref: 'ingestError#' },
+  413: { $ref: 'ingestError#' },
+  422: { $ref: 'ingestError#' },
+  503: { $ref: 'ingestError#' },
+};
+
+function singleEventRoute(kit: IngestRouteKit): FastifyPluginAsync {
+  // The single-event route reads its body as bytes, in its own context (the agent poll keeps text).
+  return async (singleApp) => {
+    singleApp.removeAllContentTypeParsers();
+    singleApp.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    singleApp.post(
+      EVENTS_PATH,
+      {
+        bodyLimit: kit.config.ingest.maxBodyBytes,
+        config: { access: 'agent' },
+        schema: {
+          tags: ['ingest'],
+          summary: 'Ingest one event (schema v1)',
+          response: {
+            201: {
+              type: 'object',
+              required: ['event_id', 'received_at'],
+              properties: { event_id: { type: 'string' }, received_at: { type: 'string' } },
+            },
+            409: { $ref: 'ingestError#' },
+            ...commonResponses,
+          },
+        },
+      },
+      (req, reply) => ingestSingle(kit, req, reply),
+    );
+  };
+}
+
+async function ingestSingle(kit: IngestRouteKit, req: FastifyRequest, reply: FastifyReply) {
+  const { rate, admitted, record } = kit;
+  const receivedAt = new Date().toISOString();
+  // Parsed and validated from one decoding of the body; Kafka gets the bytes as received.
+  const body = req.body as Buffer | undefined;
+  const checked = parseAndValidate(body?.toString('utf8'));
+  const { keyId } = admitted.get(req)!;
+  if (!checked.ok) {
+    // Names no host it could be charged to: only the key's ceiling pays.
+    rate.chargeKey(keyId, 1);
+    record('rejected', {
+      ...checked.id,
+      reason: checked.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; '),
+    });
+    return reply
+      .code(422)
+      .send(errorBody('INVALID_EVENT', 'the body is not one valid event (schema v1)', { errors: checked.errors }));
   }
-
-  function unavailable(reply: FastifyReply, message: string) {
-    return reply.code(503).header('retry-after', String(RETRY_AFTER_SECONDS)).send(errorBody('UNAVAILABLE', message));
+  const refused = rate.take(keyId, hostOf(keyId, checked.event), 1);
+  if (refused) {
+    record('rate_limited', {
+      event_id: checked.event.event_id,
+      hostname: checked.event.host.hostname,
+      reason:
+        refused.scope === 'key'
+          ? `agent key ${keyId} over its ceiling of ${rate.limits.keyRate} events/s`
+          : `host over ${rate.limits.hostRate} events/s on agent key ${keyId}`,
+    });
+    return rateLimited(reply, refused.wait, refused.scope);
   }
+  const o = await kit.ingestOne(checked.event, body!, receivedAt, keyId);
+  if (o.status === 'created') return reply.code(201).send({ event_id: checked.event.event_id, received_at: o.receivedAt });
+  if (o.status === 'duplicate') return reply.code(409).send(duplicateError(checked.event.event_id, o));
+  return reply
+    .code(503)
+    .header('retry-after', String(RETRY_AFTER_SECONDS))
+    .send(errorBody('UNAVAILABLE', 'event store temporarily unavailable; retry later'));
+}
 
-  /** The host's bucket under its key, for a valid event (hostname and agent instance). */
-  function hostOf(keyId: number, event: EventV1): string {
-    return AgentRateLimiter.hostId(keyId, event.host.hostname, event.source.agent_instance_id);
+function batchRoute(kit: IngestRouteKit): FastifyPluginAsync {
+  const { config } = kit;
+  // The batch route parses its body as a stream of lines (ndjson.ts), in its own context so that
+  // the single-event route keeps the plain text parser.
+  return async (batchApp) => {
+    batchApp.removeAllContentTypeParsers();
+    batchApp.addContentTypeParser('*', async (req: FastifyRequest, payload: AsyncIterable<Buffer>) => {
+      const declared = Number(req.headers['content-length']);
+      if (Number.isFinite(declared) && declared > config.ingest.batchMaxBytes) {
+        throw Object.assign(new Error(`a batch may take at most ${config.ingest.batchMaxBytes} bytes`), { statusCode: 413 });
+      }
+      return splitNdjson(payload, {
+        maxBytes: config.ingest.batchMaxBytes,
+        maxLineBytes: config.ingest.maxBodyBytes,
+        maxEvents: config.ingest.batchMaxEvents,
+      });
+    });
+    batchApp.post(
+      BATCH_PATH,
+      {
+        config: { access: 'agent' },
+        schema: {
+          tags: ['ingest'],
+          summary: `Ingest up to ${config.ingest.batchMaxEvents} events as NDJSON (one event per line)`,
+        },
+      },
+      (req, reply) => ingestBatch(kit, req, reply),
+    );
+  };
+}
+
+/** A batch line after parsing: `checked` undefined for a line over the per-event limit. */
+interface CheckedLine {
+  line: number;
+  bytes: Buffer | undefined;
+  checked: Checked | undefined;
+}
+
+async function ingestBatch(kit: IngestRouteKit, req: FastifyRequest, reply: FastifyReply) {
+  const { config, record } = kit;
+  const receivedAt = new Date().toISOString();
+  const { lines, count } = (req.body as Awaited<ReturnType<typeof splitNdjson>> | undefined) ?? { lines: [], count: 0 };
+  if (count > config.ingest.batchMaxEvents) {
+    record('too_large', { reason: `batch of ${count} events` });
+    return reply.code(413).send(
+      errorBody('BATCH_TOO_LARGE', `at most ${config.ingest.batchMaxEvents} events per batch, got ${count}`, {
+        max_events: config.ingest.batchMaxEvents,
+      }),
+    );
   }
-
-  const hostRateMessage = (wait: number, what = 'events') => `too many ${what} from this host; retry after ${wait} s`;
-
-  /** 429 with Retry-After; `what` is charged (the agent poll's requests pay into the events' buckets too). */
-  function rateLimited(reply: FastifyReply, waitSeconds: number, scope: 'key' | 'host' = 'key', what = 'events') {
-    const message =
-      scope === 'key'
-        ? `too many ${what} for this agent key (all its hosts together); retry after ${waitSeconds} s`
-        : hostRateMessage(waitSeconds, what);
-    return reply.code(429).header('retry-after', String(waitSeconds)).send(errorBody('RATE_LIMITED', message));
+  if (count === 0) {
+    record('rejected', { reason: 'empty batch' });
+    return reply.code(422).send(errorBody('INVALID_BATCH', 'the body holds no events; expected NDJSON, one event per line'));
   }
+  const checked: CheckedLine[] = lines.map(({ line, text, bytes }) => ({
+    line,
+    bytes,
+    checked: text === undefined ? undefined : parseAndValidate(text),
+  }));
+  const held = kit.admitted.get(req)!;
+  const admission = admitBatch(kit, reply, held, checked, count);
+  if ('refusal' in admission) return admission.refusal;
+  const { refused, hostOfLine, hostWait } = admission;
+  const pending = checked.map((c, i) => lineResult(kit, c, refused.get(hostOfLine[i]!), held.keyId, receivedAt));
+  const results = await Promise.all(pending);
+  const summary = summarize(results);
+  // Any line the event log could not take (503) or its host's bucket refused (429) makes the
+  // whole answer that status (with every line's result): retrying the whole batch is safe,
+  // stored lines then answer 409.
+  if (summary.unavailable > 0) reply.code(503).header('retry-after', String(Math.max(RETRY_AFTER_SECONDS, hostWait)));
+  else if (summary.rate_limited > 0) reply.code(429).header('retry-after', String(hostWait));
+  else reply.code(200);
+  return reply.send({ ...summary, results });
+}
 
+/**
+ * Charges a batch's lines to the rate buckets and its valid events to the in-flight cap: the refusal
+ * sent when the whole batch is refused, else the hosts refused (host id -> seconds to wait), each
+ * line's host id (undefined for a line that is not a valid event) and the longest host wait.
+ */
+function admitBatch(
+  kit: IngestRouteKit,
+  reply: FastifyReply,
+  held: Admitted,
+  checked: CheckedLine[],
+  count: number,
+): { refusal: FastifyReply } | { refused: Map<string, number>; hostOfLine: (string | undefined)[]; hostWait: number } {
+  const { rate, inFlight, record } = kit;
+  // Each valid line pays to its host's bucket; the others name no host and pay the ceiling only.
+  const perHost = new Map<string, number>();
+  const hostOfLine: (string | undefined)[] = checked.map((c) => {
+    if (!c.checked?.ok) return undefined;
+    const h = hostOf(held.keyId, c.checked.event);
+    perHost.set(h, (perHost.get(h) ?? 0) + 1);
+    return h;
+  });
+  const valid = hostOfLine.reduce((n, h) => (h === undefined ? n : n + 1), 0);
+  // The in-flight cap and the key's ceiling decide for the whole batch before any line is
+  // appended: refused, nothing of it is stored.
+  if (!inFlight.tryAcquire(valid, 0)) {
+    record('unavailable', { reason: 'ingest at capacity (events in flight)' });
+    return { refusal: unavailable(reply, 'ingest is at capacity; retry later') };
+  }
+  held.events += valid;
+  const { keyWait, refused } = rate.admit(held.keyId, perHost, count - valid);
+  if (keyWait > 0) {
+    record('rate_limited', {
+      reason: `agent key ${held.keyId} over its ceiling of ${rate.limits.keyRate} events/s (batch of ${count})`,
+    });
+    return { refusal: rateLimited(reply, keyWait) };
+  }
+  // A host over its own bucket: its lines answer 429 each, the other hosts' lines go on.
+  let hostWait = 0;
+  if (refused.size > 0) {
+    let n = 0;
+    for (const [h, events] of perHost) {
+      const w = refused.get(h);
+      if (w === undefined) continue;
+      n += events;
+      hostWait = Math.max(hostWait, w);
+    }
+    inFlight.release(n, 0);
+    held.events -= n;
+  }
+  return { refused, hostOfLine, hostWait };
+}
+
+/** One line's answer; `hostWait` is set when its host's bucket refused it. Valid lines go to the pipeline. */
+function lineResult(
+  kit: IngestRouteKit,
+  { line, bytes, checked: c }: CheckedLine,
+  hostWait: number | undefined,
+  keyId: number,
+  receivedAt: string,
+): Promise<LineResult & { line: number }> {
+  const { config, rate, record } = kit;
+  if (c === undefined) {
+    record('too_large', { reason: `line ${line} over ${config.ingest.maxBodyBytes} bytes` });
+    return Promise.resolve({
+      line,
+      status: 413,
+      error: { code: 'PAYLOAD_TOO_LARGE', message: `an event may take at most ${config.ingest.maxBodyBytes} bytes` },
+    });
+  }
+  if (!c.ok) {
+    record('rejected', {
+      ...c.id,
+      reason: `line ${line}: ${c.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}`,
+    });
+    return Promise.resolve({
+      line,
+      status: 422,
+      ...(c.id.event_id ? { event_id: c.id.event_id } : {}),
+      error: { code: 'INVALID_EVENT', message: 'not one valid event (schema v1)', details: { errors: c.errors } },
+    });
+  }
+  const ev = c.event;
+  if (hostWait !== undefined) {
+    record('rate_limited', {
+      event_id: ev.event_id,
+      hostname: ev.host.hostname,
+      reason: `line ${line}: host over ${rate.limits.hostRate} events/s on agent key ${keyId}`,
+    });
+    return Promise.resolve({
+      line,
+      status: 429,
+      event_id: ev.event_id,
+      error: { code: 'RATE_LIMITED', message: hostRateMessage(hostWait) },
+    });
+  }
+  return kit.ingestOne(ev, bytes!, receivedAt, keyId).then((o) => ({ line, ...toLine(ev.event_id, o) }));
+}
+
+function summarize(results: LineResult[]) {
+  const summary = { created: 0, duplicate: 0, rejected: 0, unavailable: 0, rate_limited: 0 };
+  for (const r of results) {
+    if (r.status === 201) summary.created++;
+    else if (r.status === 409) summary.duplicate++;
+    else if (r.status === 503) summary.unavailable++;
+    else if (r.status === 429) summary.rate_limited++;
+    else summary.rejected++;
+  }
+  return summary;
+}
+
+export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
+  const kit = routeKit(deps);
   return async (app: FastifyInstance) => {
     // No child logger per request (fastify binds the request id into one, redacting its bindings: ~5 µs
     // per event): these routes log through `log` and their outcome lines, never through `req.log`.
@@ -204,285 +549,21 @@ export function ingestRoutes(deps: IngestDeps): FastifyPluginAsync {
     // error shape, not fastify's 400/415.
     app.removeAllContentTypeParsers();
     app.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
-
-    // Before the body is read: key check, the key's rate ceiling (the host is not known yet), and
-    // the process's in-flight caps.
-    app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
-      const key = agentKey(req.headers);
-      let id: number | null;
-      try {
-        id = key ? await keys.verify(key) : null;
-      } catch {
-        record('unavailable', { reason: 'agent key check unavailable' });
-        return unavailable(reply, 'agent key check temporarily unavailable; retry later');
-      }
-      if (id === null) {
-        record('unauthorized', { reason: key ? 'unknown or revoked API key' : 'missing API key' });
-        return reply
-          .code(401)
-          .header('www-authenticate', 'Bearer')
-          .send(errorBody('UNAUTHORIZED', 'a valid agent API key is required in X-API-Key or Authorization: Bearer'));
-      }
-      const isBatch = req.routeOptions.url === BATCH_PATH;
-      // Refused here only when the key's ceiling is empty; events pay per host once they are read.
-      const wait = rate.checkKey(id);
-      if (wait > 0) {
-        record('rate_limited', { reason: `agent key ${id} over its ceiling of ${rate.limits.keyRate} events/s` });
-        return rateLimited(reply, wait);
-      }
-      // The declared length (or the route's limit when none is declared) is held until the answer.
-      const limit = isBatch ? config.ingest.batchMaxBytes : config.ingest.maxBodyBytes;
-      const declared = Number(req.headers['content-length']);
-      const bytes = Number.isFinite(declared) && declared >= 0 ? Math.min(declared, limit) : limit;
-      const events = isBatch ? 0 : 1;
-      if (!inFlight.tryAcquire(events, bytes)) {
-        record('unavailable', { reason: 'ingest at capacity (events or bytes in flight)' });
-        return unavailable(reply, 'ingest is at capacity; retry later');
-      }
-      const held: Admitted = { keyId: id, events, bytes };
-      admitted.set(req, held);
-      reply.raw.once('close', () => inFlight.release(held.events, held.bytes));
-    });
-
-    app.setErrorHandler((err: Error & { statusCode?: number; code?: string }, _req, reply) => {
-      if (err.statusCode === 413) {
-        record('too_large', { reason: err.message });
-        return reply.code(413).send(errorBody('PAYLOAD_TOO_LARGE', err.message));
-      }
-      if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
-        record('rejected', { reason: err.message });
-        return reply.code(422).send(errorBody('INVALID_EVENT', err.message, { errors: [{ pointer: '', message: err.message }] }));
-      }
-      log.error({ err }, 'ingest request failed');
-      return reply.code(500).send(errorBody('INTERNAL', 'internal error'));
-    });
-
-    const commonResponses = {
-      401: { $ref: 'ingestError#' },
-      413: { $ref: 'ingestError#' },
-      422: { $ref: 'ingestError#' },
-      503: { $ref: 'ingestError#' },
-    };
+    app.addHook('onRequest', admitRequest(kit));
+    app.setErrorHandler(ingestErrorHandler(kit));
     app.addSchema({ $id: 'ingestError', ...errorBodySchema });
-
-    // The single-event route reads its body as bytes, in its own context (the agent poll keeps text).
-    await app.register(async (singleApp) => {
-      singleApp.removeAllContentTypeParsers();
-      singleApp.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
-      singleApp.post(
-        EVENTS_PATH,
-        {
-          bodyLimit: config.ingest.maxBodyBytes,
-          config: { access: 'agent' },
-          schema: {
-            tags: ['ingest'],
-            summary: 'Ingest one event (schema v1)',
-            response: {
-              201: {
-                type: 'object',
-                required: ['event_id', 'received_at'],
-                properties: { event_id: { type: 'string' }, received_at: { type: 'string' } },
-              },
-              409: { $ref: 'ingestError#' },
-              ...commonResponses,
-            },
-          },
-        },
-        async (req, reply) => {
-          const receivedAt = new Date().toISOString();
-          // Parsed and validated from one decoding of the body; Kafka gets the bytes as received.
-          const body = req.body as Buffer | undefined;
-          const checked = parseAndValidate(body?.toString('utf8'));
-          const { keyId } = admitted.get(req)!;
-          if (!checked.ok) {
-            // Names no host it could be charged to: only the key's ceiling pays.
-            rate.chargeKey(keyId, 1);
-            record('rejected', {
-              ...checked.id,
-              reason: checked.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; '),
-            });
-            return reply
-              .code(422)
-              .send(errorBody('INVALID_EVENT', 'the body is not one valid event (schema v1)', { errors: checked.errors }));
-          }
-          const refused = rate.take(keyId, hostOf(keyId, checked.event), 1);
-          if (refused) {
-            record('rate_limited', {
-              event_id: checked.event.event_id,
-              hostname: checked.event.host.hostname,
-              reason:
-                refused.scope === 'key'
-                  ? `agent key ${keyId} over its ceiling of ${rate.limits.keyRate} events/s`
-                  : `host over ${rate.limits.hostRate} events/s on agent key ${keyId}`,
-            });
-            return rateLimited(reply, refused.wait, refused.scope);
-          }
-          const o = await ingestOne(checked.event, body!, receivedAt, keyId);
-          if (o.status === 'created')
-            return reply.code(201).send({ event_id: checked.event.event_id, received_at: o.receivedAt });
-          if (o.status === 'duplicate') return reply.code(409).send(duplicateError(checked.event.event_id, o));
-          return reply
-            .code(503)
-            .header('retry-after', String(RETRY_AFTER_SECONDS))
-            .send(errorBody('UNAVAILABLE', 'event store temporarily unavailable; retry later'));
-        },
-      );
-    });
-
-    // The batch route parses its body as a stream of lines (ndjson.ts), in its own context so that
-    // the single-event route keeps the plain text parser.
-    await app.register(async (batchApp) => {
-      batchApp.removeAllContentTypeParsers();
-      batchApp.addContentTypeParser('*', async (req: FastifyRequest, payload: AsyncIterable<Buffer>) => {
-        const declared = Number(req.headers['content-length']);
-        if (Number.isFinite(declared) && declared > config.ingest.batchMaxBytes) {
-          throw Object.assign(new Error(`a batch may take at most ${config.ingest.batchMaxBytes} bytes`), { statusCode: 413 });
-        }
-        return splitNdjson(payload, {
-          maxBytes: config.ingest.batchMaxBytes,
-          maxLineBytes: config.ingest.maxBodyBytes,
-          maxEvents: config.ingest.batchMaxEvents,
-        });
-      });
-      batchApp.post(
-        BATCH_PATH,
-        {
-          config: { access: 'agent' },
-          schema: {
-            tags: ['ingest'],
-            summary: `Ingest up to ${config.ingest.batchMaxEvents} events as NDJSON (one event per line)`,
-          },
-        },
-        async (req, reply) => {
-          const receivedAt = new Date().toISOString();
-          const { lines, count } = (req.body as Awaited<ReturnType<typeof splitNdjson>> | undefined) ?? { lines: [], count: 0 };
-          if (count > config.ingest.batchMaxEvents) {
-            record('too_large', { reason: `batch of ${count} events` });
-            return reply.code(413).send(
-              errorBody('BATCH_TOO_LARGE', `at most ${config.ingest.batchMaxEvents} events per batch, got ${count}`, {
-                max_events: config.ingest.batchMaxEvents,
-              }),
-            );
-          }
-          if (count === 0) {
-            record('rejected', { reason: 'empty batch' });
-            return reply
-              .code(422)
-              .send(errorBody('INVALID_BATCH', 'the body holds no events; expected NDJSON, one event per line'));
-          }
-          const checked = lines.map(({ line, text, bytes }) => ({
-            line,
-            bytes,
-            checked: text === undefined ? undefined : parseAndValidate(text),
-          }));
-          const held = admitted.get(req)!;
-          // Each valid line pays to its host's bucket; the others name no host and pay the ceiling only.
-          const perHost = new Map<string, number>();
-          const hostOfLine: (string | undefined)[] = checked.map((c) => {
-            if (!c.checked?.ok) return undefined;
-            const h = hostOf(held.keyId, c.checked.event);
-            perHost.set(h, (perHost.get(h) ?? 0) + 1);
-            return h;
-          });
-          const valid = hostOfLine.reduce((n, h) => (h === undefined ? n : n + 1), 0);
-          // The in-flight cap and the key's ceiling decide for the whole batch before any line is
-          // appended: refused, nothing of it is stored.
-          if (!inFlight.tryAcquire(valid, 0)) {
-            record('unavailable', { reason: 'ingest at capacity (events in flight)' });
-            return unavailable(reply, 'ingest is at capacity; retry later');
-          }
-          held.events += valid;
-          const { keyWait, refused } = rate.admit(held.keyId, perHost, count - valid);
-          if (keyWait > 0) {
-            record('rate_limited', {
-              reason: `agent key ${held.keyId} over its ceiling of ${rate.limits.keyRate} events/s (batch of ${count})`,
-            });
-            return rateLimited(reply, keyWait);
-          }
-          // A host over its own bucket: its lines answer 429 each, the other hosts' lines go on.
-          let hostWait = 0;
-          if (refused.size > 0) {
-            let n = 0;
-            for (const [h, events] of perHost) {
-              const w = refused.get(h);
-              if (w === undefined) continue;
-              n += events;
-              hostWait = Math.max(hostWait, w);
-            }
-            inFlight.release(n, 0);
-            held.events -= n;
-          }
-          const pending: Promise<LineResult & { line: number }>[] = [];
-          for (const [i, { line, bytes, checked: c }] of checked.entries()) {
-            if (c === undefined) {
-              record('too_large', { reason: `line ${line} over ${config.ingest.maxBodyBytes} bytes` });
-              pending.push(
-                Promise.resolve({
-                  line,
-                  status: 413,
-                  error: { code: 'PAYLOAD_TOO_LARGE', message: `an event may take at most ${config.ingest.maxBodyBytes} bytes` },
-                }),
-              );
-              continue;
-            }
-            if (!c.ok) {
-              record('rejected', {
-                ...c.id,
-                reason: `line ${line}: ${c.errors.map((e) => `${e.pointer || '/'} ${e.message}`).join('; ')}`,
-              });
-              pending.push(
-                Promise.resolve({
-                  line,
-                  status: 422,
-                  ...(c.id.event_id ? { event_id: c.id.event_id } : {}),
-                  error: { code: 'INVALID_EVENT', message: 'not one valid event (schema v1)', details: { errors: c.errors } },
-                }),
-              );
-              continue;
-            }
-            const ev = c.event;
-            const w = refused.get(hostOfLine[i]!);
-            if (w !== undefined) {
-              record('rate_limited', {
-                event_id: ev.event_id,
-                hostname: ev.host.hostname,
-                reason: `line ${line}: host over ${rate.limits.hostRate} events/s on agent key ${held.keyId}`,
-              });
-              pending.push(
-                Promise.resolve({
-                  line,
-                  status: 429,
-                  event_id: ev.event_id,
-                  error: { code: 'RATE_LIMITED', message: hostRateMessage(w) },
-                }),
-              );
-              continue;
-            }
-            pending.push(ingestOne(ev, bytes!, receivedAt, held.keyId).then((o) => ({ line, ...toLine(ev.event_id, o) })));
-          }
-          const results = await Promise.all(pending);
-          const summary = { created: 0, duplicate: 0, rejected: 0, unavailable: 0, rate_limited: 0 };
-          for (const r of results) {
-            if (r.status === 201) summary.created++;
-            else if (r.status === 409) summary.duplicate++;
-            else if (r.status === 503) summary.unavailable++;
-            else if (r.status === 429) summary.rate_limited++;
-            else summary.rejected++;
-          }
-          // Any line the event log could not take (503) or its host's bucket refused (429) makes the
-          // whole answer that status (with every line's result): retrying the whole batch is safe,
-          // stored lines then answer 409.
-          if (summary.unavailable > 0) reply.code(503).header('retry-after', String(Math.max(RETRY_AFTER_SECONDS, hostWait)));
-          else if (summary.rate_limited > 0) reply.code(429).header('retry-after', String(hostWait));
-          else reply.code(200);
-          return reply.send({ ...summary, results });
-        },
-      );
-    });
-
+    await app.register(singleEventRoute(kit));
+    await app.register(batchRoute(kit));
     if (deps.pg)
       await app.register(
-        agentPollRoutes({ pg: deps.pg, config, log, keyIdOf: (req) => admitted.get(req)?.keyId, rate, rateLimited }),
+        agentPollRoutes({
+          pg: deps.pg,
+          config: kit.config,
+          log: kit.log,
+          keyIdOf: (req) => kit.admitted.get(req)?.keyId,
+          rate: kit.rate,
+          rateLimited,
+        }),
       );
   };
 }

@@ -1,8 +1,8 @@
 // Agent commands (created by admins in the API, delivered by the agent poll in ingest, answered by the
 // agent) and the desired agent configuration.
-import type { ActionsConfig, Pool } from '@watchpost/runtime';
+import type { Pool } from '@watchpost/runtime';
 import type { HostBinding } from '../hosts/store.ts';
-import { winrmRefusal, winrmSettingsView, type AgentKind } from './settings.ts';
+import type { AgentKind } from './agent-kind.ts';
 
 export const AGENT_CONFIG_KEY = 'agents.config';
 /** A delivered command without a result is delivered again after this long. */
@@ -227,7 +227,8 @@ export function windowsAgentCommand(c: DeliveredCommand): {
 // --- Windows session actions through the agent (issue 22) ----------------------------------------
 // qwinsta/logoff run over WinRM when it is configured and reachable; otherwise, on a host whose bound
 // agent runs commands (rdp-login-monitor), the actions worker queues them here with the action's id and
-// completes the action from the agent's results (processors/src/actions/agent-transport.ts).
+// completes the action from the agent's results (processors/src/actions/agent-transport.ts). The choice
+// is sessions-transport.ts's, the steps sessions.ts's.
 
 /** Minutes the agent has to answer one command of an action (it polls every 60 s); then the action expires. */
 export const AGENT_ACTION_TTL_MINUTES = 10;
@@ -238,16 +239,6 @@ export const COMMAND_AGENT_PRODUCT = 'rdp-login-monitor';
 /** True when the host has a bound agent (key or instance) that runs qwinsta/logoff commands. */
 export function hasCommandAgent(host: Pick<HostBinding, 'product' | 'agent_instance_id' | 'bound_key_id'> | null): boolean {
   return !!host && host.product === COMMAND_AGENT_PRODUCT && (host.bound_key_id !== null || host.agent_instance_id !== null);
-}
-
-/**
- * Why WinRM cannot run a session action with the saved settings (no administrator or password, or
- * settings that would expose the credentials), null when it can try. Read without the secrets key.
- */
-export async function winrmUnusable(pg: Pool, env: ActionsConfig): Promise<string | null> {
-  const v = await winrmSettingsView(pg, env);
-  if (!v.username || !v.password_set) return 'WinRM is not configured (no Windows administrator set)';
-  return winrmRefusal({ transport: v.transport, verifyTls: v.verify_tls, allowUnencrypted: v.allow_unencrypted, auth: v.auth });
 }
 
 /** The commands an action queued for the agent, in order. */

@@ -3,7 +3,7 @@
 // variable, the highest tag when it states none (processors/src/actions/git.ts). Kept in `settings`
 // (key agents.latest_versions): the cache the hosts API and the agent poll read.
 import type { Pool } from '@watchpost/runtime';
-import type { AgentKind } from './settings.ts';
+import type { AgentKind } from './agent-kind.ts';
 
 export const LATEST_VERSIONS_KEY = 'agents.latest_versions';
 

@@ -7,6 +7,7 @@ import { decryptSecret, encryptSecret } from './secrets.ts';
 import { displayGitUrl } from './git-url.ts';
 import { loadLatestVersions } from './latest-versions.ts';
 import { targetNetworksError } from './target-networks.ts';
+import type { AgentKind } from './agent-kind.ts';
 
 export const WINRM_SETTINGS_KEY = 'actions.winrm';
 export const SSH_SETTINGS_KEY = 'actions.ssh';
@@ -27,7 +28,6 @@ export interface SshSettings {
   privateKey: string | undefined;
   port: number;
 }
-export type AgentKind = 'linux' | 'windows';
 export type AgentUpdateSettings = Record<AgentKind, { gitUrl: string; branch: string }>;
 
 interface StoredWinrm {

@@ -2,7 +2,7 @@
 // keeps the job (completed ones for a day), adding it again is a no-op; after that the delivery row
 // (`sent`) stops a second send (records.ts).
 import type { Queue } from 'bullmq';
-import { createQueue, type Config, type Redis } from '@watchpost/runtime';
+import { createQueue, type Config, type Pool, type Redis } from '@watchpost/runtime';
 import {
   DELIVERY_QUEUES,
   NOTIFY_CHANNELS,
@@ -10,7 +10,7 @@ import {
   type NotificationSubject,
   type NotifyChannel,
 } from '@watchpost/schemas';
-import type { QueuedDelivery } from './records.ts';
+import { recordDecisions, type DecisionInput, type QueuedDelivery } from './records.ts';
 
 export type DeliveryQueues = Record<NotifyChannel, Queue<DeliveryJob>>;
 
@@ -50,4 +50,23 @@ export async function enqueueDeliveries(
       ),
     ),
   );
+}
+
+/**
+ * Records the decisions (and their deliveries) of a batch, then queues every delivery not finished yet,
+ * each job carrying its subject. Returns the number queued. The notify role's events and problems and
+ * the scheduler's daily report go through it.
+ */
+export async function recordAndEnqueue(
+  ctx: { pg: Pool; queues: DeliveryQueues; notify: Pick<Config['notify'], 'attempts' | 'backoffMs'> },
+  items: DecisionInput[],
+  subjects: Map<string, NotificationSubject>,
+): Promise<number> {
+  if (items.length === 0) return 0;
+  const queued = await recordDecisions(
+    ctx.pg,
+    items.map((i) => ({ ...i, subject: subjects.get(i.subjectKey) })),
+  );
+  await enqueueDeliveries(ctx.queues, ctx.notify, queued, (k) => subjects.get(k)!);
+  return queued.length;
 }

@@ -25,7 +25,7 @@ import {
   type SsrfAllow,
   type VersionFile,
 } from '@watchpost/core';
-import { hostListing, resolveAllowed, type Allow } from '../deliver/ssrf.ts';
+import { hostListing, resolveAllowed, type Allow } from '../shared/ssrf.ts';
 import type { ActionDeps } from './deps.ts';
 import { RemoteError } from './errors.ts';
 

@@ -1,17 +1,11 @@
 // Parses `qwinsta` (query session) output. Columns are fixed-width and their headers are localised, so
 // the columns are found by the positions of the header's tokens, not by their names, and a session by its
-// numeric id (a ru-RU host's text, as the agent reads it, is first turned back: repairOemText):
+// numeric id (a ru-RU host's text, as the agent reads it, is first turned back: repairOemText), into
+// core's WindowsSession (core/src/actions/sessions.ts, where the session actions' rules live):
 //  SESSIONNAME       USERNAME                 ID  STATE   TYPE        DEVICE
 // >console           Administrator             1  Active
 //                    bob                       3  Disc
-export interface WindowsSession {
-  session_name: string;
-  username: string;
-  id: number;
-  state: string;
-  /** the session qwinsta ran in (marked '>') */
-  current: boolean;
-}
+import type { WindowsSession } from '@watchpost/core';
 
 /** The bytes a string of windows-1251 characters came from (null when a character is not one of them). */
 let ansiBytes: Map<string, number> | null = null;

@@ -26,7 +26,7 @@ import {
   type TestGitRepo,
   type WsmanDouble,
 } from '@watchpost/testkit/actions';
-import { processBatch } from '../correlate/processor.ts';
+import { processBatch } from '../index.ts'; // the package entry: role folders import none of each other
 import { SETTINGS_EXAMPLE } from './bundle.ts';
 
 let h: ApiHarness;

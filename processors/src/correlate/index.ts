@@ -10,6 +10,9 @@ import { consumerLag, recordBatch } from './metrics.ts';
 import { startOutboxRelay } from './outbox.ts';
 import type { CorrelateEnvelope } from './rules.ts';
 
+/** The liveness scan, run by the scheduler role. */
+export { livenessScanJob } from './scheduled.ts';
+
 export const correlateRole: RoleStarter = async ({ config, log, clients }) => {
   const pool = clients.pg;
   const clock: Clock = () => new Date();

@@ -1,7 +1,7 @@
 // One outbound HTTP POST with a deadline; the answer's body is read up to 4 KiB (enough to report).
 import http from 'node:http';
 import https from 'node:https';
-import { checkUrl, guardedLookup, hostListing, type Allow } from './ssrf.ts';
+import { checkUrl, guardedLookup, hostListing, type Allow } from '../shared/ssrf.ts';
 import { DeliveryError } from './errors.ts';
 
 export interface PostOptions {

@@ -2,6 +2,7 @@
 // text (Slack, e-mail text part) and an HTML body (Telegram's HTML subset, e-mail). Short lines that
 // read well on a phone: what, where, who, when, and the id to look it up.
 import type { NotificationSubject, NotifyRule } from '@watchpost/schemas';
+import { escapeHtml } from '../shared/html.ts';
 
 export interface Rendered {
   title: string;
@@ -10,10 +11,6 @@ export interface Rendered {
   chatHtml: string;
   /** full HTML document body for e-mail */
   emailHtml: string;
-}
-
-export function escapeHtml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
 const SEV_MARK: Record<string, string> = { critical: '🔴', high: '🟠', warning: '🟡', info: '🔵' };

@@ -4,8 +4,7 @@ import sanitizeHtml from 'sanitize-html';
 import {
   chatRouteOf,
   decide,
-  enqueueDeliveries,
-  recordDecisions,
+  recordAndEnqueue,
   type ChannelTargets,
   type DecisionInput,
   type DeliveryQueues,
@@ -104,7 +103,7 @@ export async function notifyEvents(ctx: DecideContext, batch: EventEnvelope[]): 
     items.push({ subjectKey: key, subjectKind: 'event', subjectId: e.event_id, decision });
     subjects.set(key, eventSubject(env, decision.severity ?? 'info'));
   }
-  return record(ctx, items, subjects);
+  return recordAndEnqueue(ctx, items, subjects);
 }
 
 export async function notifyProblems(ctx: DecideContext, messages: ProblemMessage[]): Promise<number> {
@@ -128,19 +127,5 @@ export async function notifyProblems(ctx: DecideContext, messages: ProblemMessag
       created_at: p.created_at,
     });
   }
-  return record(ctx, items, subjects);
-}
-
-export async function record(
-  ctx: Pick<DecideContext, 'pg' | 'queues' | 'notify'>,
-  items: DecisionInput[],
-  subjects: Map<string, NotificationSubject>,
-): Promise<number> {
-  if (items.length === 0) return 0;
-  const queued = await recordDecisions(
-    ctx.pg,
-    items.map((i) => ({ ...i, subject: subjects.get(i.subjectKey) })),
-  );
-  await enqueueDeliveries(ctx.queues, ctx.notify, queued, (k) => subjects.get(k)!);
-  return queued.length;
+  return recordAndEnqueue(ctx, items, subjects);
 }

@@ -12,10 +12,10 @@ import {
   type HttpReceiver,
   type SmtpDouble,
 } from '@watchpost/testkit/notify';
-import { envelopeToRow } from '../store/rows.ts';
-import { insertEventRows } from '../store/insert.ts';
 import { runDailyReport, type ReportDeps } from './index.ts';
-import { schedulerRole } from '../scheduler/index.ts';
+// Storing fixture events and the scheduler role come through the package entry (role folders import
+// none of each other).
+import { envelopeToRow, insertEventRows, schedulerRole } from '../index.ts';
 import { memoryLogger } from '@watchpost/testkit';
 
 let stores: TestStores;

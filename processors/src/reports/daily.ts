@@ -4,7 +4,7 @@
 // `daily_reports` (UNIQUE day, timezone) decides, whichever scheduler process gets there first.
 import type { ClickHouseClient, Pool } from '@watchpost/runtime';
 import { ident, joinSql, occurredRangeSql, queryRows, sql, type Sql } from '@watchpost/runtime';
-import { escapeHtml } from '../deliver/templates.ts';
+import { escapeHtml } from '../shared/html.ts';
 
 export interface DailyFigures {
   period: { from: string; to: string; day: string; timezone: string };

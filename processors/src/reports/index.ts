@@ -1,20 +1,24 @@
-// The daily report job (scheduler role, checked every SERVICE_DAILY_REPORT_CHECK_SECONDS): once the
-// local report time of today has come, the report of the 24 hours before it is built, stored once
-// (`daily_reports` UNIQUE day+timezone: a second scheduler process finds it there and stops) and
-// sent under the policy: e-mail to SERVICE_DAILY_REPORT_RECIPIENTS (else the e-mail channel's), a
-// summary to chat, the webhook.
+// The daily report job (`dailyReportJob`, run by the scheduler role, checked every
+// SERVICE_DAILY_REPORT_CHECK_SECONDS): once the local report time of today has come, the report of the
+// 24 hours before it is built, stored once (`daily_reports` UNIQUE day+timezone: a second scheduler
+// process finds it there and stops) and sent under the policy: e-mail to SERVICE_DAILY_REPORT_RECIPIENTS
+// (else the e-mail channel's), a summary to chat, the webhook.
 import type { Config, ClickHouseClient, Pool } from '@watchpost/runtime';
+import { SCHEDULED_JOBS } from '@watchpost/schemas';
 import {
+  closeDeliveryQueues,
+  createDeliveryQueues,
   decide,
   loadChannelTargets,
   loadPolicy,
   dailyRunOn,
   localDate,
   NO_TYPE_SETTINGS,
+  recordAndEnqueue,
   shiftDate,
   type DeliveryQueues,
 } from '@watchpost/core';
-import { record } from '../notify/decide.ts';
+import type { ScheduledJob } from '../shared/scheduled-job.ts';
 import { dailyFigures, renderReport, type DailyFigures } from './daily.ts';
 
 export { dailyFigures, renderReport, type DailyFigures } from './daily.ts';
@@ -102,7 +106,7 @@ async function send(deps: ReportDeps, id: string, day: string, r: ReturnType<typ
   const subjectKey = `report:${id}`;
   const { queues, close } = deps.openQueues();
   try {
-    const queued = await record(
+    const queued = await recordAndEnqueue(
       { pg, queues, notify: config.notify },
       [{ subjectKey, subjectKind: 'daily_report', subjectId: id, decision }],
       new Map([
@@ -125,3 +129,29 @@ async function send(deps: ReportDeps, id: string, day: string, r: ReturnType<typ
     await close();
   }
 }
+
+/** The daily report's job, run by the scheduler role; the delivery queues are opened only when it sends. */
+export const dailyReportJob: ScheduledJob = {
+  name: SCHEDULED_JOBS.dailyReport,
+  everyMs: (ctx) => ctx.config.dailyReport.checkSeconds * 1000,
+  async run(ctx) {
+    const r = await runDailyReport({
+      config: ctx.config,
+      pg: ctx.clients.pg,
+      ch: ctx.clients.clickhouse,
+      openQueues: () => {
+        const conn = ctx.clients.bullmqConnection();
+        const queues = createDeliveryQueues(ctx.config, conn);
+        return {
+          queues,
+          close: async () => {
+            await closeDeliveryQueues(queues);
+            await conn.quit().catch(() => undefined);
+          },
+        };
+      },
+    });
+    if (r.status === 'built') ctx.log.info({ job: SCHEDULED_JOBS.dailyReport, ...r }, 'daily report built');
+    return r;
+  },
+};

@@ -1,28 +1,17 @@
 // The `scheduler` role: BullMQ job schedulers on the `scheduler` queue plus the worker that runs them.
 // upsertJobScheduler is idempotent (one scheduler per id in Redis, whatever the number of processes),
 // and each tick becomes ONE job that exactly one worker takes: one run cluster-wide per interval.
-// Other periodic jobs (daily reports, ...) add an entry to `scheduledJobs`.
-import type { Job } from 'bullmq';
-import { createQueue, createWorker, onRedisReconnect, type RoleContext, type RoleStarter } from '@watchpost/runtime';
+// The periodic jobs are declared by the roles whose work they are (the liveness scan by correlate, the
+// hourly rollup by store, the daily report by reports) and handed in by the package entry
+// (processors/src/index.ts: `schedulerRole`); this folder imports none of them and adds its own two
+// (Postgres retention and the requeue sweep).
+import { createQueue, createWorker, onRedisReconnect, type RoleStarter, type RoleContext } from '@watchpost/runtime';
 import { SCHEDULED_JOBS, SCHEDULER_QUEUE } from '@watchpost/schemas';
-import { runLivenessScan } from '../correlate/liveness.ts';
-import { recordScan } from '../correlate/metrics.ts';
-import { runHourlyRollup } from '../store/rollup.ts';
-import { closeDeliveryQueues, createDeliveryQueues, pruneByAge } from '@watchpost/core';
-import { runDailyReport } from '../reports/index.ts';
+import { pruneByAge } from '@watchpost/core';
+import type { ScheduledJob } from '../shared/scheduled-job.ts';
 import { closeRequeueQueues, openRequeueQueues, requeueLostJobs, type RequeueQueues } from './requeue.ts';
 
-export interface ScheduledJob {
-  /** Job scheduler id and job name. */
-  name: string;
-  everyMs(ctx: RoleContext): number;
-  run(ctx: RoleContext, job: Job): Promise<unknown>;
-}
-
-export const LIVENESS_SCAN_JOB = SCHEDULED_JOBS.livenessScan;
-export const EVENTS_ROLLUP_JOB = SCHEDULED_JOBS.eventsRollup;
 export const POSTGRES_RETENTION_JOB = SCHEDULED_JOBS.postgresRetention;
-export const DAILY_REPORT_JOB = SCHEDULED_JOBS.dailyReport;
 export const REQUEUE_LOST_JOB = SCHEDULED_JOBS.requeueLost;
 
 /** How often the requeue sweep looks for jobs a Redis restarted without its data lost (requeue.ts). */
@@ -42,27 +31,8 @@ async function runRequeue(ctx: RoleContext, why: string): Promise<{ deliveries: 
   }
 }
 
-export const scheduledJobs: ScheduledJob[] = [
-  {
-    name: LIVENESS_SCAN_JOB,
-    everyMs: (ctx) => ctx.config.livenessScanIntervalSeconds * 1000,
-    async run(ctx) {
-      const r = await runLivenessScan(ctx.clients.pg, { now: new Date(), staleMinutes: ctx.config.heartbeat });
-      recordScan(r);
-      if (r.opened.length + r.reopened.length + r.markedStale > 0)
-        ctx.log.info({ job: LIVENESS_SCAN_JOB, ...r }, 'liveness scan');
-      return { markedStale: r.markedStale, opened: r.opened.length, reopened: r.reopened.length, suppressed: r.suppressed };
-    },
-  },
-  {
-    // Exact hourly event counts for the dashboard (processors/src/store/rollup.ts).
-    name: EVENTS_ROLLUP_JOB,
-    everyMs: (ctx) => ctx.config.eventsRollupIntervalSeconds * 1000,
-    async run(ctx) {
-      const r = await runHourlyRollup(ctx.clients.clickhouse, ctx.config.clickhouseDatabase);
-      return { hours: r.hours, watermark: r.watermark.toISOString() };
-    },
-  },
+/** The scheduler's own jobs, after those the roles declare. */
+const ownJobs: ScheduledJob[] = [
   {
     // Tables that grow with events or time, pruned by age in chunks (core/src/retention.ts).
     name: POSTGRES_RETENTION_JOB,
@@ -74,31 +44,6 @@ export const scheduledJobs: ScheduledJob[] = [
     },
   },
   {
-    // The daily report once its local time has come (processors/src/reports).
-    name: DAILY_REPORT_JOB,
-    everyMs: (ctx) => ctx.config.dailyReport.checkSeconds * 1000,
-    async run(ctx) {
-      const r = await runDailyReport({
-        config: ctx.config,
-        pg: ctx.clients.pg,
-        ch: ctx.clients.clickhouse,
-        openQueues: () => {
-          const conn = ctx.clients.bullmqConnection();
-          const queues = createDeliveryQueues(ctx.config, conn);
-          return {
-            queues,
-            close: async () => {
-              await closeDeliveryQueues(queues);
-              await conn.quit().catch(() => undefined);
-            },
-          };
-        },
-      });
-      if (r.status === 'built') ctx.log.info({ job: DAILY_REPORT_JOB, ...r }, 'daily report built');
-      return r;
-    },
-  },
-  {
     // Deliveries and actions still queued in Postgres whose job Redis lost (processors/src/scheduler/requeue.ts).
     name: REQUEUE_LOST_JOB,
     everyMs: () => REQUEUE_EVERY_MS,
@@ -106,7 +51,16 @@ export const scheduledJobs: ScheduledJob[] = [
   },
 ];
 
-export const schedulerRole: RoleStarter = async (ctx) => {
+/** The scheduler role running `declared` (the other roles' periodic jobs) and its own. */
+export function schedulerRoleWith(declared: readonly ScheduledJob[]): RoleStarter {
+  const scheduledJobs = [...declared, ...ownJobs];
+  const names = scheduledJobs.map((j) => j.name);
+  const twice = names.find((n, i) => names.indexOf(n) !== i);
+  if (twice) throw new Error(`scheduled job ${twice} declared twice`);
+  return (ctx) => startScheduler(ctx, scheduledJobs);
+}
+
+async function startScheduler(ctx: RoleContext, scheduledJobs: readonly ScheduledJob[]) {
   const { config, log, clients } = ctx;
   const queueConn = clients.bullmqConnection();
   const workerConn = clients.bullmqConnection();
@@ -150,4 +104,4 @@ export const schedulerRole: RoleStarter = async (ctx) => {
       await Promise.allSettled([queueConn.quit(), workerConn.quit()]);
     },
   };
-};
+}

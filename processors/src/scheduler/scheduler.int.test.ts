@@ -3,21 +3,23 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clients, createLogger, loadConfig, type RoleHandle } from '@watchpost/runtime';
 import { createQueue, createRedis } from '@watchpost/runtime';
-import { SCHEDULER_QUEUE } from '@watchpost/schemas';
+import { SCHEDULED_JOBS, SCHEDULER_QUEUE } from '@watchpost/schemas';
 import { createTestStores, testConfig, uniqueTestName, type TestStores } from '@watchpost/testkit';
-import { processBatch } from '../correlate/processor.ts';
 import { envelope } from '@watchpost/testkit/correlate';
 import { waitFor } from '@watchpost/testkit';
 import { queryRows } from '@watchpost/runtime';
 import { sql } from '@watchpost/runtime';
-import {
-  EVENTS_ROLLUP_JOB,
-  LIVENESS_SCAN_JOB,
-  POSTGRES_RETENTION_JOB,
-  DAILY_REPORT_JOB,
-  REQUEUE_LOST_JOB,
-  schedulerRole,
-} from './index.ts';
+// The package entry: the scheduler with its owners' jobs, and correlate to make hosts (role folders
+// import none of each other, tests included).
+import { processBatch, schedulerRole } from '../index.ts';
+
+const {
+  eventsRollup: EVENTS_ROLLUP_JOB,
+  livenessScan: LIVENESS_SCAN_JOB,
+  postgresRetention: POSTGRES_RETENTION_JOB,
+  dailyReport: DAILY_REPORT_JOB,
+  requeueLost: REQUEUE_LOST_JOB,
+} = SCHEDULED_JOBS;
 
 let stores: TestStores;
 const prefix = uniqueTestName('sched');

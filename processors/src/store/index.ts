@@ -7,6 +7,9 @@ import { DecodePool } from './decode-pool.ts';
 import { CoalescingInserter } from './insert.ts';
 import { startRetention } from './retention.ts';
 
+/** The hourly rollup, run by the scheduler role. */
+export { eventsRollupJob } from './scheduled.ts';
+
 export const storeRole: RoleStarter = async ({ config, log, clients }) => {
   const ch = clients.clickhouse;
   const inserter = new CoalescingInserter(ch, { maxInFlight: 2 });

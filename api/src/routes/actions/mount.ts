@@ -3,8 +3,10 @@
 // queue (job id `action-<id>`) and either answer 202 at once or wait for the actions worker, bounded by
 // SERVICE_ACTION_WAIT_MS. The `actions` row stays the answer: 200 when it succeeded, 400 ACTION_FAILED
 // with its reason, 504 ACTION_TIMEOUT when it is not finished in time (spec: Errors). A session action
-// the worker handed to the host's agent (transport `agent`, issue 22) answers 202 at once: the agent
-// polls every 60 s, so the caller follows GET /actions/{id}.
+// (a kind whose descriptor lists the `agent` transport) is refused early when core's
+// chooseSessionTransport finds neither WinRM nor a bound agent; one the worker handed to the host's agent
+// (transport `agent`, issue 22) answers 202 at once: the agent polls every 60 s, so the caller follows
+// GET /actions/{id}.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACTION_KINDS } from '@watchpost/schemas';
 import {
@@ -12,15 +14,14 @@ import {
   ACTION_KIND_DESCRIPTORS,
   ActionRefused,
   actionJobOptions,
+  chooseSessionTransport,
   findHost,
-  findHostBinding,
   finishAction,
-  hasCommandAgent,
   getAction,
   loadTargetNetworks,
   NO_TARGET_NETWORKS,
   recordAction,
-  winrmUnusable,
+  runsThroughAgent,
   type ActionRecord,
   type ActionResource,
   type ActionRouteContext,
@@ -42,9 +43,6 @@ const RESOURCES: Record<ActionResource, { prefix: string; params?: object }> = {
 };
 
 type Params = { id?: number; event_id?: string } & Record<string, unknown>;
-
-/** The kinds a host's rdp-login-monitor agent can run when WinRM cannot (qwinsta, logoff). */
-const AGENT_CAPABLE_KINDS: ReadonlySet<string> = new Set(['winrm.sessions', 'winrm.logoff', 'winrm.logoff_user']);
 
 /** Mounts the POST route of every descriptor route that hangs under `on`, in the order of the kinds. */
 export function mountActionRoutes(app: FastifyInstance, on: ActionResource): void {
@@ -88,24 +86,16 @@ export function mountActionRoutes(app: FastifyInstance, on: ActionResource): voi
           const plan = await r.plan(ctx).catch((err: unknown) => {
             throw err instanceof ActionRefused ? new ApiError(400, err.code, err.message) : err;
           });
-          // A session action goes through the host's agent when WinRM cannot run it (the worker decides,
-          // probing WinRM); with neither, say so before queueing it.
+          // A session action (a kind the host's agent can run too) with neither WinRM nor a bound agent to
+          // run it is refused here, before anything is queued: the transport as core chooses it (the worker
+          // chooses again when it runs it, resolving the address and probing the WinRM port).
           const hostname = 'target' in plan.payload ? plan.payload.target.hostname : null;
-          const viaAgent =
-            hostname !== null && AGENT_CAPABLE_KINDS.has(plan.kind) && hasCommandAgent(await findHostBinding(pg, hostname));
-          if (hostname !== null && AGENT_CAPABLE_KINDS.has(plan.kind) && !viaAgent) {
-            const unusable = await winrmUnusable(pg, config.actions);
-            if (unusable)
-              throw new ApiError(
-                400,
-                'ACTION_NOT_POSSIBLE',
-                `${unusable}, and host ${hostname} has no bound Windows agent (rdp-login-monitor) to run it through: set the Windows administrator in Settings → Remote access, or let the host's agent report first`,
-              );
-          }
-          // A host action with no target networks set could connect nowhere: say so before queueing it.
-          // (The worker checks the resolved address against the networks before it connects.) The agent
-          // path connects nowhere.
-          if (hostname !== null && !viaAgent && (await loadTargetNetworks(pg, config.actions)).length === 0)
+          if (hostname !== null && runsThroughAgent(plan.kind)) {
+            const t = await chooseSessionTransport(pg, config.actions, hostname);
+            if (t.via === 'none') throw new ApiError(400, 'ACTION_NOT_POSSIBLE', t.refusal);
+          } else if (hostname !== null && (await loadTargetNetworks(pg, config.actions)).length === 0)
+            // Another host action with no target networks set could connect nowhere: say so before queueing
+            // it. (The worker checks the resolved address against the networks before it connects.)
             throw new ApiError(400, 'ACTION_NOT_POSSIBLE', NO_TARGET_NETWORKS);
           return runAction(app.deps, req, reply, plan, r.wait === 'always' || req.query.wait === true);
         },

@@ -6,6 +6,7 @@ import { actionRoute, notPossible, targetOf, type ActionKindDescriptor } from '.
 
 export const agentUpdate: ActionKindDescriptor<'agent.update'> = {
   kind: 'agent.update',
+  transports: [],
   timeout: 'update',
   routes: [
     actionRoute({

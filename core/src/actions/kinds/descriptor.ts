@@ -1,7 +1,8 @@
 // What a remote-action kind is besides its job payload (schemas/src/queues.ts) and its worker handler
-// (processors/src/actions/handlers/): the API routes that start it, each with who may call it, whether
-// it answers when the action finished, its request body (the schema, the type derived from it) and how a
-// request becomes a planned action. The API mounts the routes (api/src/routes/actions/mount.ts).
+// (processors/src/actions/handlers/): the transports it may run over, the API routes that start it, each
+// with who may call it, whether it answers when the action finished, its request body (the schema, the
+// type derived from it) and how a request becomes a planned action. The API mounts the routes
+// (api/src/routes/actions/mount.ts).
 import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { ActionsConfig, Pool } from '@watchpost/runtime';
 import type { ActionKind, ActionTarget } from '@watchpost/schemas';
@@ -10,6 +11,7 @@ import type { ActionHost } from '../../hosts/store.ts';
 import { agentKindOf } from '../settings.ts';
 import { actionTarget } from '../targets.ts';
 import type { PlannedAction } from '../jobs.ts';
+import type { ActionTransport } from '../records.ts';
 
 /**
  * What a route hangs under: `host` = /hosts/{id}/actions/<path>, `event` = /events/{event_id}/actions/<path>,
@@ -97,6 +99,13 @@ export interface ActionKindDescriptor<K extends ActionKind> {
   kind: K;
   /** The worker's bound on the whole remote operation: SERVICE_ACTION_TIMEOUT_MS or, `update`, SERVICE_AGENT_UPDATE_TIMEOUT_MS. */
   timeout: 'action' | 'update';
+  /**
+   * The transports it may run over, the first preferred (an action's `transport`): `['winrm']` for a
+   * WinRM kind; `['winrm', 'agent']` for the session kinds, which go through the host's bound agent when
+   * WinRM cannot run them (core's chooseSessionTransport); none for the others (SSH, git, and the agent
+   * update, whose connection follows the host's OS).
+   */
+  transports: readonly ActionTransport[];
   /** The routes that start it, mounted in this order. */
   routes: readonly ActionRoute[];
 }

@@ -5,6 +5,7 @@ import { actionRoute, invalid, type ActionKindDescriptor } from './descriptor.ts
 
 export const gitTest: ActionKindDescriptor<'git.test'> = {
   kind: 'git.test',
+  transports: [],
   timeout: 'action',
   routes: [
     actionRoute({

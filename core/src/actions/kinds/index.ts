@@ -31,3 +31,6 @@ export const ACTION_KIND_DESCRIPTORS: { readonly [K in ActionKind]: ActionKindDe
   'agent.update': agentUpdate,
   'git.test': gitTest,
 };
+
+/** True for a kind the host's agent can run when WinRM cannot (its descriptor lists the `agent` transport). */
+export const runsThroughAgent = (kind: ActionKind): boolean => ACTION_KIND_DESCRIPTORS[kind].transports.includes('agent');

@@ -3,6 +3,7 @@ import { actionRoute, targetOf, type ActionKindDescriptor } from './descriptor.t
 
 export const sshCheck: ActionKindDescriptor<'ssh.check'> = {
   kind: 'ssh.check',
+  transports: [],
   timeout: 'action',
   routes: [
     actionRoute({

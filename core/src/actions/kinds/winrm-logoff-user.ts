@@ -1,11 +1,13 @@
-// winrm.logoff_user: logs off every session of one user over WinRM (from an rdp.login.success event;
-// a gateway event's logoff without session id plans one too, see winrm-logoff.ts).
+// winrm.logoff_user: logs off every session of one user over WinRM or through the host's agent
+// (transports; the steps: ../sessions.ts), from an rdp.login.success event; a gateway event's logoff
+// without session id plans one too, see winrm-logoff.ts.
 import { findHost, ACTION_HOST_COLUMNS } from '../../hosts/store.ts';
 import { actionRoute, notPossible, targetOf, type ActionKindDescriptor } from './descriptor.ts';
 import { eventUser, requireOwnAgentEvent } from './events.ts';
 
 export const winrmLogoffUser: ActionKindDescriptor<'winrm.logoff_user'> = {
   kind: 'winrm.logoff_user',
+  transports: ['winrm', 'agent'],
   timeout: 'action',
   routes: [
     actionRoute({

@@ -1,11 +1,13 @@
-// winrm.logoff: logs off one session over WinRM, from a host (admins) or from a gateway event (monitors
-// too, but only a session of the event's user).
+// winrm.logoff: logs off one session over WinRM or through the host's agent (transports; the steps:
+// ../sessions.ts), from a host (admins) or from a gateway event (monitors too, but only a session of the
+// event's user: `owner`).
 import { parseSessionId } from '../validate.ts';
 import { actionRoute, invalid, notPossible, targetOf, windowsTarget, type ActionKindDescriptor } from './descriptor.ts';
 import { gatewayTarget } from './events.ts';
 
 export const winrmLogoff: ActionKindDescriptor<'winrm.logoff'> = {
   kind: 'winrm.logoff',
+  transports: ['winrm', 'agent'],
   timeout: 'action',
   routes: [
     actionRoute({

@@ -1,9 +1,11 @@
-// winrm.sessions: qwinsta over WinRM, from a host (admins) or from a gateway event (monitors too, spec rule 3).
+// winrm.sessions: qwinsta over WinRM or through the host's agent (transports; the steps: ../sessions.ts), from
+// a host (admins) or from a gateway event (monitors too, spec rule 3).
 import { actionRoute, targetOf, windowsTarget, type ActionKindDescriptor } from './descriptor.ts';
 import { gatewayTarget } from './events.ts';
 
 export const winrmSessions: ActionKindDescriptor<'winrm.sessions'> = {
   kind: 'winrm.sessions',
+  transports: ['winrm', 'agent'],
   timeout: 'action',
   routes: [
     actionRoute({

@@ -3,6 +3,7 @@ import { actionRoute, windowsTarget, type ActionKindDescriptor } from './descrip
 
 export const winrmTest: ActionKindDescriptor<'winrm.test'> = {
   kind: 'winrm.test',
+  transports: ['winrm'],
   timeout: 'action',
   routes: [
     actionRoute({

@@ -2,7 +2,7 @@
 // session must not be able to point test-send at the service's own host, the cloud metadata service or
 // anything else on loopback or link-local, nor widen the guard to every address: those entries come only
 // from the environment (NOTIFY_<CHANNEL>_ALLOW), which the deliver role's guard applies as is. The API
-// refuses such an entry when it is saved, and the deliver role's guard (processors/src/deliver/ssrf.ts)
+// refuses such an entry when it is saved, and the deliver role's guard (processors/src/shared/ssrf.ts)
 // lets a saved entry open only addresses that pass `adminMayOpen`, whatever is stored.
 import { BlockList, isIP } from 'node:net';
 

@@ -1,12 +1,12 @@
 // What each action kind does on the managed host: one handler per kind name of schemas/src/queues.ts
-// (the compiler demands one per kind). Values in command lines were validated by the API and are quoted
-// here (quotePosix / quotePowerShell); session ids are integers by type and checked again.
+// (the compiler demands one per kind); the three session kinds share one (winrm-session-runner.ts: over
+// WinRM or through the host's agent, the steps in core/src/actions/sessions.ts). Values in command lines
+// were validated by the API and are quoted here (quotePosix / quotePowerShell); session ids are integers
+// by type and checked again.
 import type { ActionJobOf, ActionKind } from '@watchpost/schemas';
 import type { ActionDeps, ActionHandler } from '../deps.ts';
 import { winrmTest } from './winrm-test.ts';
-import { winrmLogoffUser } from './winrm-logoff-user.ts';
-import { winrmSessions } from './winrm-sessions.ts';
-import { winrmLogoff } from './winrm-logoff.ts';
+import { runSessionAction } from './winrm-session-runner.ts';
 import { sshCheck } from './ssh-check.ts';
 import { agentUpdate } from './agent-update.ts';
 import { gitTest } from './git-test.ts';
@@ -15,9 +15,9 @@ export { windowsUpdateScript } from './agent-update.ts';
 
 const ACTION_HANDLERS: { readonly [K in ActionKind]: ActionHandler<K> } = {
   'winrm.test': winrmTest,
-  'winrm.logoff_user': winrmLogoffUser,
-  'winrm.sessions': winrmSessions,
-  'winrm.logoff': winrmLogoff,
+  'winrm.logoff_user': runSessionAction,
+  'winrm.sessions': runSessionAction,
+  'winrm.logoff': runSessionAction,
   'ssh.check': sshCheck,
   'agent.update': agentUpdate,
   'git.test': gitTest,

@@ -1,7 +1,7 @@
 // E-mail over SMTP with nodemailer: TLS from the start (`tls`, port 465), STARTTLS required
 // (`starttls`, port 587) or plain (`none`, for a relay on the local network). HTML and text parts.
 // A password is never sent in the clear to another machine: with `none` it goes only to a loopback relay.
-// The server passes the webhooks' SSRF guard (../ssrf.ts) before anything is sent: its name is resolved
+// The server passes the webhooks' SSRF guard (../../shared/ssrf.ts) before anything is sent: its name is resolved
 // and checked once, and the connection goes to the checked address (the name stays the TLS server name
 // the certificate is verified against). A server an admin sets may be public or private; loopback,
 // link-local (the metadata service), unspecified, multicast and reserved addresses only when
@@ -10,7 +10,7 @@ import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
 import { isLoopbackHost, type EmailConfig } from '@watchpost/core';
 import { DeliveryError } from '../errors.ts';
-import { hostListing, resolveAllowed, SsrfRefused } from '../ssrf.ts';
+import { hostListing, resolveAllowed, SsrfRefused } from '../../shared/ssrf.ts';
 import type { Provider } from './provider.ts';
 
 const TIMEOUT_MS = 20_000;

@@ -8,7 +8,7 @@ import webpush from 'web-push';
 import { pushKeysProblem, pushTargets, removePushSubscription } from '@watchpost/core';
 import type { NotificationSubject } from '@watchpost/schemas';
 import { DeliveryError } from '../errors.ts';
-import { checkUrl, guardedLookup, hostListing } from '../ssrf.ts';
+import { checkUrl, guardedLookup, hostListing } from '../../shared/ssrf.ts';
 import type { Provider } from './provider.ts';
 
 const TIMEOUT_MS = 10_000;

@@ -1,4 +1,4 @@
-// The SSRF guard of outbound webhooks: a URL's host is resolved, and every address that is not
+// The SSRF guard of outbound webhooks (deliver/http.ts; shared by the deliver and actions roles): a URL's host is resolved, and every address that is not
 // globally routable (loopback, private, link-local incl. the 169.254.169.254 metadata service,
 // unique-local, CGNAT, multicast, reserved, v4-mapped or embedded private v4) is refused unless an
 // allow list names it (an address, a CIDR, or the exact host name). Two lists: the environment's
@@ -6,7 +6,7 @@
 // addresses (core's `adminMayOpen`: never loopback, link-local, metadata), whatever is stored, so an
 // admin session cannot point test-send at the service's own host. The connection is then made to the
 // address that was checked (no second lookup an attacker's DNS could change). The same guard checks the
-// e-mail channel's SMTP server (providers/email.ts) and the agent-update git repositories
+// e-mail channel's SMTP server (deliver/providers/email.ts) and the agent-update git repositories
 // (actions/git.ts): hosts an admin sets, so private addresses pass there (as a name on a saved list)
 // and loopback, link-local, metadata, unspecified, multicast and reserved ones only when the
 // environment's list names them (NOTIFY_EMAIL_ALLOW, SERVICE_AGENT_UPDATE_ALLOW).
