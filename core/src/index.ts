@@ -13,6 +13,7 @@ export * from './users/mfa.ts';
 export * from './audit.ts';
 export * from './pg-safe.ts';
 export * from './retention.ts';
+export * from './settings/index.ts';
 export * from './actions/index.ts';
 export * from './notify/index.ts';
 export * from './devices.ts';

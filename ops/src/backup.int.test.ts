@@ -109,7 +109,7 @@ beforeAll(async () => {
   await addUser(src, 'bob', 'monitor');
   agentKey = (await createApiKey(pg, 'gw-01')).key;
   const key = await loadSecretsKey(undefined, src.config.stateDir);
-  await saveWinrmSettings(pg, key, { username: 'CORP\\svc', password }, 'alice');
+  await saveWinrmSettings(pg, src.config.actions, key, { username: 'CORP\\svc', password }, 'alice');
   await pg.query(
     `INSERT INTO problems (id, status, fingerprint, host, type, rule, title, severity, count, created_at, last_seen)
      VALUES ($1, 'open', 'web-01|ssh.login.failed', 'web-01', 'ssh.login.failed', 'threshold', 'Failed logins', 'high', 3, now(), now())`,

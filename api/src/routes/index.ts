@@ -21,7 +21,7 @@ import actionRecordsRoutes from './actions/records.ts';
 import hostActionsRoutes from './actions/host-actions.ts';
 import agentBundlesRoutes from './actions/agent-bundles.ts';
 import eventActionsRoutes from './actions/event-actions.ts';
-import remoteAccessRoutes from './actions/remote-access.ts';
+import remoteAccessSettingsRoutes from './settings/mount.ts';
 import agentUpdatesRoutes from './actions/agent-updates.ts';
 import agentsRoutes from './actions/agents.ts';
 import notificationPolicyRoutes from './notifications/policy.ts';
@@ -50,7 +50,7 @@ export const routePlugins: FastifyPluginAsync[] = [
   hostActionsRoutes,
   agentBundlesRoutes,
   eventActionsRoutes,
-  remoteAccessRoutes,
+  remoteAccessSettingsRoutes,
   agentUpdatesRoutes,
   agentsRoutes,
   notificationPolicyRoutes,

@@ -7,7 +7,7 @@ export * from './git-url.ts';
 export * from './records.ts';
 export * from './secrets.ts';
 export * from './agent-kind.ts';
-export * from './settings.ts';
+export * from './settings/index.ts';
 export * from './latest-versions.ts';
 export * from './targets.ts';
 export * from './target-networks.ts';

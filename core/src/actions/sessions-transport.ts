@@ -8,7 +8,8 @@
 import type { ActionsConfig, Pool } from '@watchpost/runtime';
 import { findHostBinding } from '../hosts/store.ts';
 import { COMMAND_AGENT_PRODUCT, hasCommandAgent } from './agent-commands.ts';
-import { loadTargetNetworks, loadWinrmSettings, winrmRefusal, winrmSettingsView, type WinrmSettings } from './settings.ts';
+import { loadTargetNetworks } from './settings/target-networks.ts';
+import { loadWinrmSettings, winrmRefusal, winrmSettingsView, type WinrmSettings } from './settings/winrm.ts';
 import { NO_TARGET_NETWORKS } from './target-networks.ts';
 
 /** Whether the host's address may be connected to: what to connect to, or why not. */

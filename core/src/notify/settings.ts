@@ -5,7 +5,8 @@
 // views say only whether one is set.
 import type { NotifyConfig, Pool } from '@watchpost/runtime';
 import { NOTIFY_CHANNELS, SEVERITIES, type NotifyChannel, type Severity } from '@watchpost/schemas';
-import { decryptSecret, encryptSecret } from '../actions/secrets.ts';
+import { auditableInput, settingsCrypt, type Crypt } from '../settings/section.ts';
+import { writeSetting } from '../settings/store.ts';
 import type { NotifyPolicy } from './policy.ts';
 import {
   channelDefaults,
@@ -17,7 +18,6 @@ import {
   type ChannelTypesOf,
   type PerChannel,
 } from './channels/index.ts';
-import type { Crypt } from './channels/descriptor.ts';
 
 export const NOTIFY_POLICY_KEY = 'notify.policy';
 export const channelKey = (c: NotifyChannel) => `notify.${c}`;
@@ -35,14 +35,6 @@ async function readSettings(pg: Pool, keys: string[]): Promise<Map<string, unkno
   return new Map(r.rows.map((x) => [x.key, x.value]));
 }
 
-async function writeSetting(pg: Pool, key: string, value: unknown, by: string): Promise<void> {
-  await pg.query(
-    `INSERT INTO settings (key, value, updated_at, updated_by) VALUES ($1, $2, now(), $3)
-     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now(), updated_by = EXCLUDED.updated_by`,
-    [key, JSON.stringify(value), by],
-  );
-}
-
 async function readStored(pg: Pool): Promise<PerChannel<'stored'>> {
   const m = await readSettings(pg, NOTIFY_CHANNELS.map(channelKey));
   return perChannel<'stored'>((c) => (m.get(channelKey(c)) as ChannelTypesOf<typeof c>['stored'] | undefined) ?? {});
@@ -50,11 +42,7 @@ async function readStored(pg: Pool): Promise<PerChannel<'stored'>> {
 
 /** A channel's secrets bound to their place (channel and field): a ciphertext moved elsewhere does not decrypt. */
 function channelCrypt(key: Buffer, c: NotifyChannel): Crypt {
-  const aad = (field: string) => `${channelKey(c)}:${field}`;
-  return {
-    encrypt: (field, plain) => encryptSecret(key, plain, aad(field)),
-    decrypt: (field, stored) => decryptSecret(key, stored, aad(field)),
-  };
+  return settingsCrypt(key, (field) => `${channelKey(c)}:${field}`);
 }
 
 export async function loadPolicy(pg: Pool, env: NotifyConfig): Promise<NotifyPolicy & { source: 'database' | 'environment' }> {
@@ -107,17 +95,7 @@ export async function saveChannelConfig<C extends NotifyChannel>(
   await writeSetting(pg, channelKey(channel), next, by);
 }
 
-/** A settings body as the audit log keeps it: secrets only as "set" or "removed". */
+/** A settings body as the audit log keeps it: secrets only as "set" or "removed" (../settings/section.ts). */
 export function auditableChannelInput<C extends NotifyChannel>(channel: C, input: ChannelInput<C>): Record<string, unknown> {
-  const d = descriptorOf(channel);
-  const secrets: readonly string[] = d.secrets;
-  const audited = (d.audited ?? {}) as Record<string, ((v: unknown) => unknown) | undefined>;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(input)) {
-    const f = audited[k];
-    if (secrets.includes(k)) out[k] = v === null ? 'removed' : 'set';
-    else if (f && v !== null && v !== undefined) out[k] = f(v);
-    else out[k] = v;
-  }
-  return out;
+  return auditableInput(descriptorOf(channel), input);
 }

@@ -1,6 +1,6 @@
 // agent.update: updates the agent now, over SSH (Linux) or WinRM (Windows), from the configured repository.
 import { checkGitUrl } from '../git-url.ts';
-import { agentKindOf, loadAgentUpdateSettings } from '../settings.ts';
+import { agentKindOf, loadAgentUpdateSettings } from '../settings/agent-updates.ts';
 import { validBranch } from '../validate.ts';
 import { actionRoute, notPossible, targetOf, type ActionKindDescriptor } from './descriptor.ts';
 

@@ -8,7 +8,7 @@ import type { ActionsConfig, Pool } from '@watchpost/runtime';
 import type { ActionKind, ActionTarget } from '@watchpost/schemas';
 import type { ApiUser } from '../../users/users.ts';
 import type { ActionHost } from '../../hosts/store.ts';
-import { agentKindOf } from '../settings.ts';
+import { agentKindOf } from '../settings/agent-updates.ts';
 import { actionTarget } from '../targets.ts';
 import type { PlannedAction } from '../jobs.ts';
 import type { ActionTransport } from '../records.ts';

@@ -3,14 +3,14 @@
 // encrypted), the environment defaults, the effective configuration the deliver role sends with, the
 // masked view, and where it can deliver (what the policy routes to). The sender is the deliver role's
 // provider of the same name (processors/src/deliver/providers/); the form is web/src/components/notify/.
+// The settings part (body, secrets, audit, view, save) is the one every feature's settings have
+// (../../settings/section.ts); the rest is the channel's delivery.
 import type { EnvReader, Pool } from '@watchpost/runtime';
 import type { NotifyChannel } from '@watchpost/schemas';
+import type { Crypt, SettingsPart, SettingsTypes } from '../../settings/section.ts';
 
-/** A channel's secrets at rest: encrypted with the service's secrets key, bound to the channel and field. */
-export interface Crypt {
-  encrypt(field: string, plain: string): string;
-  decrypt(field: string, stored: string): string;
-}
+export type { Crypt } from '../../settings/section.ts';
+export { setOrDrop, type StoredOf } from '../../settings/section.ts';
 
 /** What the policy tells a chosen channel about its trigger. */
 export interface RouteContext {
@@ -27,29 +27,17 @@ export interface RouteTo {
   reason?: string;
 }
 
-/** The types one channel is made of. */
-export interface ChannelTypes {
-  /** PUT body (derived from `bodySchema`): fields left out keep their value, null removes a value. */
-  body: object;
-  /** The `notify.<channel>` settings value. */
-  stored: object;
+/** The types one channel is made of: its settings' (body, stored `notify.<channel>` value, view) and its delivery's. */
+export interface ChannelTypes extends SettingsTypes {
   defaults: { ratePerSecond: number };
   /** Secrets decrypted: the deliver role's only. */
   config: { enabled: boolean };
   /** No secrets: any role may route with it. */
   targets: { enabled: boolean };
-  /** What the API shows: secrets only as whether they are set. */
-  view: object;
 }
 
-export interface ChannelDescriptor<C extends NotifyChannel, T extends ChannelTypes> {
+export interface ChannelDescriptor<C extends NotifyChannel, T extends ChannelTypes> extends SettingsPart<T> {
   readonly channel: C;
-  /** JSON Schema of the settings body, as the API validates it (OpenAPI). */
-  readonly bodySchema: object;
-  /** Write-only body fields: stored encrypted, never shown; the audit log says only "set" or "removed". */
-  readonly secrets: readonly (keyof T['body'] & string)[];
-  /** Other body fields that may carry a secret, as the audit log keeps them. */
-  readonly audited?: { readonly [K in keyof T['body']]?: (value: NonNullable<T['body'][K]>) => unknown };
   /** The environment's defaults (a saved value overrides each); a wrong value throws ConfigError. */
   defaults(env: EnvReader): T['defaults'];
   config(stored: T['stored'], defaults: T['defaults'], crypt: Crypt): T['config'];
@@ -58,22 +46,8 @@ export interface ChannelDescriptor<C extends NotifyChannel, T extends ChannelTyp
   routes(targets: T['targets'], ctx: RouteContext): RouteTo[] | string;
   /** Every destination of the configuration (test-send goes to each). */
   destinations(config: T['config']): string[];
-  view(stored: T['stored'], defaults: T['defaults']): T['view'];
-  /** The next stored value; throws Error with a readable message on an invalid body. */
-  save(stored: T['stored'], body: T['body'], defaults: T['defaults'], crypt: Crypt): T['stored'];
   /** A destination as a monitor sees it (explanations); unset: as is. */
   maskDestination?(destination: string): string;
-}
-
-/** The stored form of a body: secret fields as their ciphertext (`<field>_enc`), no nulls. */
-export type StoredOf<Body, Secret extends keyof Body = never> = {
-  [K in keyof Pick<Body, Exclude<keyof Body, Secret>>]: Exclude<Body[K], null>;
-} & { [K in Secret as `${K & string}_enc`]?: string };
-
-/** Sets `field` to `v`; null deletes it (its default applies again); undefined leaves it. */
-export function setOrDrop<T extends object, K extends keyof T>(obj: T, field: K, v: T[K] | null | undefined): void {
-  if (v === null) delete obj[field];
-  else if (v !== undefined) obj[field] = v;
 }
 
 /** The SSRF guard's allow list of a channel that posts to URLs (chat, webhook). */
