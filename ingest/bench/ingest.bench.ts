@@ -17,20 +17,44 @@
 //   3. drain: the whole service in one process (`node ops/src/start.ts all`, as `npm run up` serves it:
 //      ingest, store, correlate, notify, stream, ...) takes BENCH_DRAIN_EVENTS (200,000) fleet-mix events
 //      in batches; events/s = events / (first request -> every consumer group at lag 0).
-// Servers run in processes of their own; loopback only. The load average is printed beside each figure:
-// the machine may be shared, and the ratio within one run is what compares.
+// Servers run in processes of their own; loopback only. The load average is printed beside each figure.
+// Quiet machine (issue 36, quiet.ts): the run starts with a check (the 1-minute load average against
+// BENCH_MAX_LOAD, default half the cores, and 2 s of the other processes' CPU); each window is judged by
+// the CPU of every process that is neither the bench's, the service's nor the stack's (BENCH_MAX_OTHER_CPU,
+// default 10 % of a core). A busy window's lines are marked BUSY (a BUSY figure is no figure);
+// BENCH_STRICT=1 refuses instead (exit 2). Every window prints the CPU per event of the service, Kafka,
+// Redis, Postgres and ClickHouse, and the pipeline's against the bare server's ("x bare"); the ratios
+// within one run are what compares.
 // BENCH_ONLY=single|batch|resend|smtp|drain runs one phase; BENCH_PROFILE=<dir> writes V8 CPU profiles of the servers.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { createTestStores, localhostCertificate, sampleEvent, testConfig, type TestStores } from '@watchpost/testkit';
 import { runSmtpLoad, type LoadResult } from './smtp-load.ts';
+import {
+  CpuMeter,
+  PIPELINE_GROUPS,
+  STACK_GROUPS,
+  findStackPids,
+  fmtUs,
+  loadVerdict,
+  otherCores,
+  otherVerdict,
+  pct,
+  pipelineUsPerEvent,
+  quietLimits,
+  cpuRatio,
+  sumUsage,
+  usPerEvent,
+  type Group,
+  type Usage,
+} from './quiet.ts';
 import { createRedis, repoRoot } from '@watchpost/runtime';
 import { createApiKey } from '@watchpost/core';
 
@@ -276,34 +300,6 @@ async function stop(child: ChildProcess): Promise<void> {
   children.delete(child);
 }
 
-/** CPU seconds (user + system) a child has used so far, from /proc (Linux; 0 elsewhere). */
-function cpuSeconds(pid: number | undefined): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
-}
-
-/** The local stack's Kafka brokers and Redis servers (what every event costs besides the server itself). */
-function stackPids(): { kafka: number[]; redis: number[] } {
-  const out = { kafka: [] as number[], redis: [] as number[] };
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    let cmd: string;
-    try {
-      cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8');
-    } catch {
-      continue;
-    }
-    if (cmd.includes('kafka.Kafka')) out.kafka.push(Number(d));
-    else if (cmd.startsWith('redis-server') || cmd.includes('/redis-server')) out.redis.push(Number(d));
-  }
-  return out;
-}
-const sumCpu = (pids: number[]) => pids.reduce((s, p) => s + cpuSeconds(p), 0);
-
 /**
  * The floor under ingest's latency: kafkajs alone sending 26 x 1.1 KB (a typical micro-batch) with
  * acks=all to a topic of its own, one send after the other, 300 times. p50 and p99 in ms.
@@ -354,6 +350,11 @@ interface Row {
   kafkaUsPerEvent: number;
   redisUsPerEvent: number;
   load: string;
+  /** Events answered 2xx, and what every process group used meanwhile (quiet.ts). */
+  events: number;
+  usage: Usage;
+  /** Why the machine was not quiet in this window (or at the start), else undefined. */
+  busy?: string;
 }
 
 async function measure(
@@ -368,14 +369,9 @@ async function measure(
   run: () => Promise<WrkResult> = () => runWrk(server.url, script, { connections, seconds: SECONDS, phase, key }),
 ): Promise<Row> {
   const before = countTopic ? await topicTotal(stores.config.topics.events) : 0;
-  const stack = stackPids();
-  const cpu0 = cpuSeconds(server.child.pid);
-  const k0 = sumCpu(stack.kafka);
-  const r0 = sumCpu(stack.redis);
+  const end = meter.start([server.child.pid!]);
   const r = await run();
-  const cpu = cpuSeconds(server.child.pid) - cpu0;
-  const kafkaCpu = sumCpu(stack.kafka) - k0;
-  const redisCpu = sumCpu(stack.redis) - r0;
+  const usage = end();
   const ok = r.requests - r.non2xx;
   const events = ok * eventsPerRequest;
   if (countTopic) {
@@ -390,22 +386,91 @@ async function measure(
     p99: r.p99ms,
     ok,
     other: r.non2xx + r.socketErrors,
-    cpuUsPerEvent: events > 0 ? (cpu * 1e6) / events : 0,
-    kafkaUsPerEvent: events > 0 ? (kafkaCpu * 1e6) / events : 0,
-    redisUsPerEvent: events > 0 ? (redisCpu * 1e6) / events : 0,
+    cpuUsPerEvent: usPerEvent(usage.cpu.service, events) ?? 0,
+    kafkaUsPerEvent: usPerEvent(usage.cpu.kafka, events) ?? 0,
+    redisUsPerEvent: usPerEvent(usage.cpu.redis, events) ?? 0,
     load: load1(),
+    events,
+    usage,
+    busy: judge(name, usage),
   };
+}
+
+// ---- quiet machine (issue 36) ----------------------------------------------------------------------------
+const limits = quietLimits(process.env, availableParallelism());
+let meter: CpuMeter;
+/** Why the machine was busy when the run started (then every line is BUSY), else undefined. */
+let runBusy: string | undefined;
+class BusyError extends Error {}
+
+/** The window's verdict (the start's included); with BENCH_STRICT=1 a busy window ends the run (exit 2). */
+function judge(name: string, usage: Usage): string | undefined {
+  const why = [runBusy, otherVerdict(usage, limits)].filter(Boolean).join('; ') || undefined;
+  if (why && limits.strict) throw new BusyError(`${name}: ${why}`);
+  return why;
+}
+
+/**
+ * Before anything runs: the 1-minute load average (waiting up to BENCH_QUIET_WAIT seconds for it to fall
+ * under BENCH_MAX_LOAD) and 2 s of the other processes' CPU. Only here is the load average judged: later
+ * it holds the bench's own previous phases; each window is judged by the other processes' CPU in it.
+ */
+async function quietStart(): Promise<void> {
+  const cores = availableParallelism();
+  for (const deadline = Date.now() + limits.waitSeconds * 1000; loadVerdict(loadavg()[0]!, limits) && Date.now() < deadline;)
+    await sleep(5000);
+  const end = meter.start([]);
+  await sleep(2000);
+  const u = end();
+  runBusy = [loadVerdict(loadavg()[0]!, limits), otherVerdict(u, limits)].filter(Boolean).join('; ') || undefined;
+  const found = STACK_GROUPS.map((g) => `${g} ${meter.stack[g].join(',') || 'n/a'}`).join(', ');
+  console.log(
+    `quiet check: load ${load1()} (limit ${limits.maxLoad.toFixed(2)}, ${cores} cores), other processes ${pct(otherCores(u))} of a core over 2 s (limit ${pct(limits.maxOtherCores)}); pids: ${found}${runBusy ? `\nBUSY: ${runBusy}: every figure of this run is marked BUSY, and a BUSY figure is no figure` : ''}`,
+  );
+  if (runBusy && limits.strict) throw new BusyError(runBusy);
+}
+
+/** The bare server's windows of this run (the single phase's bare rounds, or the baseline). */
+const bareWindows: Row[] = [];
+/** The bare server's CPU per event over the bare windows so far: what the pipeline's is compared with. */
+function bareUs(): number | undefined {
+  return usPerEvent(
+    bareWindows.reduce((s, r) => s + (r.usage.cpu.service ?? 0), 0),
+    bareWindows.reduce((s, r) => s + r.events, 0),
+  );
+}
+
+/** A measured window: events and what every group used meanwhile. */
+type Window = Pick<Row, 'events' | 'usage' | 'busy'>;
+
+/** BUSY after a line when any of these windows was busy (a line with "x bare": or a bare window). */
+const mark = (rs: readonly (Window | undefined)[]) => {
+  const why = [...new Set(rs.map((r) => r?.busy).filter(Boolean))];
+  return why.length ? `  BUSY (${why.join('; ')})` : '';
+};
+
+/** CPU per event of every group over these windows, the pipeline's against the bare server's. */
+function cpuLine(label: string, rs: readonly Window[]): string {
+  const u = sumUsage(rs.map((r) => r.usage));
+  const events = rs.reduce((s, r) => s + r.events, 0);
+  const each = (g: Group) => `${g} ${fmtUs(usPerEvent(u.cpu[g], events))}`;
+  const pipe = pipelineUsPerEvent(u.cpu, events);
+  const x = cpuRatio(pipe, bareUs());
+  return `  ${label} CPU µs/event: ${PIPELINE_GROUPS.map(each).join(', ')}; pipeline ${fmtUs(pipe)} = ${x === undefined ? 'n/a' : x.toFixed(2)} x bare ${fmtUs(bareUs())}; beside: ${each('bench')} (wrk, idle servers), ${each('kernel')}, others ${pct(otherCores(u))} of a core${mark([...rs, ...bareWindows])}`;
 }
 
 const pad = (s: string, w: number) => s.padEnd(w);
 const header = () =>
   console.log(
-    `${pad('phase', 44)}${pad('events/s', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('2xx', 10)}${pad('non-2xx', 9)}${pad('CPU µs/ev', 11)}${pad('Kafka µs/ev', 13)}${pad('Redis µs/ev', 13)}load`,
+    `${pad('phase', 44)}${pad('events/s', 10)}${pad('p50 ms', 8)}${pad('p99 ms', 8)}${pad('2xx', 10)}${pad('non-2xx', 9)}${pad('CPU µs/ev', 11)}${pad('Kafka µs/ev', 13)}${pad('Redis µs/ev', 13)}${pad('PG µs/ev', 10)}${pad('CH µs/ev', 10)}${pad('x bare', 8)}${pad('others', 8)}load`,
   );
-const print = (r: Row) =>
+const print = (r: Row) => {
+  const us = (g: Group) => fmtUs(usPerEvent(r.usage.cpu[g], r.events));
+  const x = cpuRatio(pipelineUsPerEvent(r.usage.cpu, r.events), bareUs());
   console.log(
-    `${pad(r.name, 44)}${pad(fmt(r.eventsPerSec), 10)}${pad(r.p50.toFixed(2), 8)}${pad(r.p99.toFixed(2), 8)}${pad(String(r.ok), 10)}${pad(String(r.other), 9)}${pad(r.cpuUsPerEvent.toFixed(1), 11)}${pad(r.kafkaUsPerEvent.toFixed(1), 13)}${pad(r.redisUsPerEvent.toFixed(1), 13)}${r.load}`,
+    `${pad(r.name, 44)}${pad(fmt(r.eventsPerSec), 10)}${pad(r.p50.toFixed(2), 8)}${pad(r.p99.toFixed(2), 8)}${pad(String(r.ok), 10)}${pad(String(r.other), 9)}${pad(us('service'), 11)}${pad(us('kafka'), 13)}${pad(us('redis'), 13)}${pad(us('postgres'), 10)}${pad(us('clickhouse'), 10)}${pad(x === undefined ? 'n/a' : x.toFixed(2), 8)}${pad(pct(otherCores(r.usage)), 8)}${r.load}${mark([r, ...bareWindows])}`,
   );
+};
 
 // ---- drain: the whole service in one process -----------------------------------------------------------
 async function groupLag(): Promise<Record<string, number>> {
@@ -452,7 +517,9 @@ async function groupLag(): Promise<Record<string, number>> {
   }
 }
 
-async function drain(): Promise<{ events: number; seconds: number; ingestSeconds: number; non2xx: number; load: string }> {
+async function drain(): Promise<
+  { events: number; seconds: number; ingestSeconds: number; non2xx: number; load: string } & Window
+> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(
     process.execPath,
@@ -484,6 +551,7 @@ async function drain(): Promise<{ events: number; seconds: number; ingestSeconds
     files.push(script);
     writeFileSync(script, drainLua(BATCH_LINES, requests));
     const started = Date.now();
+    const end = meter.start([child.pid!]);
     const target = 2 * requests * BATCH_LINES;
     const w = await runWrk(`http://127.0.0.1:${port}`, script, {
       threads: 2,
@@ -496,15 +564,26 @@ async function drain(): Promise<{ events: number; seconds: number; ingestSeconds
     // What was appended (acknowledged), also by requests wrk stopped waiting for.
     const events = await topicTotal(stores.config.topics.events);
     let seconds = NaN;
+    let usage: Usage | undefined;
     for (const deadline = Date.now() + 600_000; Date.now() < deadline;) {
       const lag = await groupLag();
       if (Object.values(lag).every((x) => x === 0)) {
         seconds = (Date.now() - started) / 1000;
+        usage = end();
         break;
       }
       await sleep(100);
     }
-    return { events, seconds, ingestSeconds, non2xx: w.non2xx + w.socketErrors, load: load1() };
+    usage ??= end();
+    return {
+      events,
+      seconds,
+      ingestSeconds,
+      non2xx: w.non2xx + w.socketErrors,
+      load: load1(),
+      usage,
+      busy: judge('drain', usage),
+    };
   } finally {
     await stop(child);
   }
@@ -556,6 +635,18 @@ async function smtpPhase(single: string): Promise<void> {
       print(smtpRow);
       smtpRows.push({ http, smtp: smtpRow, clientUsPerMessage: smtpRow.ok > 0 ? (clientCpu * 1e6) / smtpRow.ok : 0 });
     }
+    console.log(
+      cpuLine(
+        'HTTP',
+        smtpRows.map((r) => r.http),
+      ),
+    );
+    console.log(
+      cpuLine(
+        'SMTP (per message)',
+        smtpRows.map((r) => r.smtp),
+      ),
+    );
   } finally {
     await stop(ingest.child);
     await stop(smtp.child);
@@ -570,8 +661,23 @@ let batch: Row | undefined;
 let paced: (Row & { offered?: number }) | undefined;
 let floor: { p50: number; p99: number } | undefined;
 let drained: Awaited<ReturnType<typeof drain>> | undefined;
+let refused: BusyError | undefined;
 try {
-  stores = await createTestStores(testConfig('bench_ingest', { KAFKA_PARTITIONS: '4' }));
+  const cfg = testConfig('bench_ingest', { KAFKA_PARTITIONS: '4' });
+  const port = (u: string) => Number(new URL(u.includes('://') ? u : `tcp://${u}`).port);
+  meter = new CpuMeter(
+    findStackPids({
+      stackDir: resolve(repoRoot, process.env.STACK_DIR ?? '.stack'),
+      ports: {
+        kafka: cfg.kafkaBrokers.map(port),
+        redis: [port(cfg.redisUrl)],
+        postgres: [port(cfg.databaseUrl)],
+        clickhouse: [port(cfg.clickhouseUrl)],
+      },
+    }),
+  );
+  await quietStart();
+  stores = await createTestStores(cfg);
   allStores.push(stores);
   ({ key } = await createApiKey(stores.pg, 'bench'));
   kafka = new Kafka({ clientId: 'bench', brokers: stores.config.kafkaBrokers, logLevel: logLevel.NOTHING });
@@ -594,11 +700,24 @@ try {
       header();
       for (let i = 0; i < ROUNDS; i++) {
         const b = await measure(`round ${i + 1}: bare fastify + ajv`, bare, single, CONNECTIONS, 1, 10 + i, false);
+        bareWindows.push(b);
         print(b);
         const s = await measure(`round ${i + 1}: ingest POST /api/v1/events`, ingest, single, CONNECTIONS, 1, 20 + i, true);
         print(s);
         rows.push({ bare: b, single: s });
       }
+      console.log(
+        cpuLine(
+          'bare rounds',
+          rows.map((r) => r.bare),
+        ),
+      );
+      console.log(
+        cpuLine(
+          'ingest rounds',
+          rows.map((r) => r.single),
+        ),
+      );
       // The p99 target is "at that rate": the ingest server paced at PACED_RATIO of the bare server's
       // mean rate (each connection waits connections / rate between requests), not saturated.
       const bareRate = rows.reduce((a, r) => a + r.bare.eventsPerSec, 0) / rows.length;
@@ -618,6 +737,7 @@ try {
       paced = await measure(`ingest POST /api/v1/events, paced`, ingest, pacedLua, CONNECTIONS, 1, 30, true);
       paced.offered = PACED_RATIO * bareRate;
       print(paced);
+      console.log(cpuLine('paced', [paced]));
       floor = await kafkaFloor();
       console.log(
         `floor: kafkajs alone, sends of 26 x 1.1 KB with acks=all one after the other: p50 ${floor.p50.toFixed(2)} ms, p99 ${floor.p99.toFixed(2)} ms`,
@@ -629,6 +749,20 @@ try {
       await stop(ingest.child);
     }
   }
+  if (ONLY && ONLY !== 'single') {
+    // No bare rounds in this run: one bare window, so that the pipeline's CPU per event has its baseline.
+    const bare = await startServer('bare');
+    try {
+      await runWrk(bare.url, single, { connections: CONNECTIONS, seconds: 2, phase: 1, key });
+      console.log(`\nbaseline: the bare server, wrk 1 thread, ${CONNECTIONS} connections`);
+      header();
+      const baseline = await measure(`bare fastify + ajv`, bare, single, CONNECTIONS, 1, 10, false);
+      bareWindows.push(baseline);
+      print(baseline);
+    } finally {
+      await stop(bare.child);
+    }
+  }
   if (!ONLY || ONLY === 'batch') {
     const ingest = await startServer('ingest');
     try {
@@ -637,6 +771,7 @@ try {
       header();
       batch = await measure(`ingest POST /api/v1/events/batch`, ingest, batchLua, BATCH_CONNECTIONS, BATCH_LINES, 4, true);
       print(batch);
+      console.log(cpuLine('batch', [batch]));
     } finally {
       await stop(ingest.child);
     }
@@ -666,6 +801,18 @@ try {
         print(resend);
         resendRows.push({ plain, resend });
       }
+      console.log(
+        cpuLine(
+          'ssh-monitor',
+          resendRows.map((r) => r.plain),
+        ),
+      );
+      console.log(
+        cpuLine(
+          'rdp-login-monitor',
+          resendRows.map((r) => r.resend),
+        ),
+      );
     } finally {
       await stop(ingest.child);
     }
@@ -679,9 +826,13 @@ try {
     allStores.push(stores);
     drained = await drain();
     console.log(
-      `${fmt(drained.events)} events accepted in ${drained.ingestSeconds.toFixed(1)} s (${fmt(drained.events / drained.ingestSeconds)}/s, non-2xx ${drained.non2xx}); every group at lag 0 after ${drained.seconds.toFixed(1)} s: ${fmt(drained.events / drained.seconds)} events/s drained (load ${drained.load})`,
+      `${fmt(drained.events)} events accepted in ${drained.ingestSeconds.toFixed(1)} s (${fmt(drained.events / drained.ingestSeconds)}/s, non-2xx ${drained.non2xx}); every group at lag 0 after ${drained.seconds.toFixed(1)} s: ${fmt(drained.events / drained.seconds)} events/s drained (load ${drained.load})${mark([drained])}`,
     );
+    console.log(cpuLine('drain (role all, first request -> lag 0)', [drained]));
   }
+} catch (e) {
+  if (!(e instanceof BusyError)) throw e;
+  refused = e;
 } finally {
   for (const c of [...children]) await stop(c);
   for (const f of files) rmSync(f, { force: true });
@@ -699,6 +850,10 @@ try {
   }
 }
 
+if (refused) {
+  console.error(`\nBENCH_STRICT=1 and the machine was busy (${refused.message}): no figures`);
+  process.exit(2);
+}
 console.log('\nsummary');
 if (rows.length) {
   const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
@@ -706,15 +861,15 @@ if (rows.length) {
   const p99 = Math.max(...rows.map((r) => r.single.p99));
   const non2xx = sum(rows.map((r) => r.single.other));
   console.log(
-    `  single: ratio ingest/bare per round ${rows.map((r) => (r.single.eventsPerSec / r.bare.eventsPerSec).toFixed(2)).join(', ')}; over all rounds ${ratio.toFixed(2)} (>= 0.6 ${verdict(ratio >= 0.6)})`,
+    `  single: ratio ingest/bare per round ${rows.map((r) => (r.single.eventsPerSec / r.bare.eventsPerSec).toFixed(2)).join(', ')}; over all rounds ${ratio.toFixed(2)} (>= 0.6 ${verdict(ratio >= 0.6)})${mark(rows.flatMap((r) => [r.bare, r.single]))}`,
   );
   console.log(
-    `  single: worst p99 at saturation (${CONNECTIONS} connections) ${p99.toFixed(2)} ms; non-2xx ${non2xx} (0 ${verdict(non2xx === 0)})`,
+    `  single: worst p99 at saturation (${CONNECTIONS} connections) ${p99.toFixed(2)} ms; non-2xx ${non2xx} (0 ${verdict(non2xx === 0)})${mark(rows.map((r) => r.single))}`,
   );
   if (paced?.offered) {
     const kept = paced.eventsPerSec >= 0.95 * paced.offered;
     console.log(
-      `  single paced at ${PACED_RATIO} x bare (${fmt(paced.offered)}/s offered, ${fmt(paced.eventsPerSec)}/s served${kept ? '' : ': ingest could not keep up'}): p99 ${paced.p99.toFixed(2)} ms (<= 10 ms ${verdict(kept && paced.p99 <= 10)}; Kafka's own p99 here: ${floor ? floor.p99.toFixed(2) : '?'} ms), non-2xx ${paced.other}`,
+      `  single paced at ${PACED_RATIO} x bare (${fmt(paced.offered)}/s offered, ${fmt(paced.eventsPerSec)}/s served${kept ? '' : ': ingest could not keep up'}): p99 ${paced.p99.toFixed(2)} ms (<= 10 ms ${verdict(kept && paced.p99 <= 10)}; Kafka's own p99 here: ${floor ? floor.p99.toFixed(2) : '?'} ms), non-2xx ${paced.other}${mark([paced, ...rows.map((r) => r.bare)])}`,
     );
   }
 }
@@ -725,7 +880,7 @@ if (resendRows.length) {
   const redis = (k: 'plain' | 'resend') => mean(resendRows.map((r) => r[k].redisUsPerEvent)).toFixed(1);
   const cpu = (k: 'plain' | 'resend') => mean(resendRows.map((r) => r[k].cpuUsPerEvent)).toFixed(1);
   console.log(
-    `  resend keys: rdp-login-monitor / ssh-monitor events/s ${(resend / plain).toFixed(2)} (${fmt(resend)} / ${fmt(plain)}); ingest CPU ${cpu('resend')} vs ${cpu('plain')} µs/event, Redis CPU ${redis('resend')} vs ${redis('plain')} µs/event`,
+    `  resend keys: rdp-login-monitor / ssh-monitor events/s ${(resend / plain).toFixed(2)} (${fmt(resend)} / ${fmt(plain)}); ingest CPU ${cpu('resend')} vs ${cpu('plain')} µs/event, Redis CPU ${redis('resend')} vs ${redis('plain')} µs/event${mark(resendRows.flatMap((r) => [r.plain, r.resend]))}`,
   );
 }
 if (smtpRows.length) {
@@ -734,15 +889,15 @@ if (smtpRows.length) {
   const smtp = mean(smtpRows.map((r) => r.smtp.eventsPerSec));
   const cpu = (k: 'http' | 'smtp') => mean(smtpRows.map((r) => r[k].cpuUsPerEvent)).toFixed(1);
   console.log(
-    `  smtp: alert e-mails / HTTP single events per second ${(smtp / http).toFixed(2)} (${fmt(smtp)} / ${fmt(http)}); server CPU ${cpu('smtp')} vs ${cpu('http')} µs/event; the SMTP client's own CPU ${mean(smtpRows.map((r) => r.clientUsPerMessage)).toFixed(0)} µs/message; refused ${smtpRows.reduce((a, r) => a + r.smtp.other, 0)}`,
+    `  smtp: alert e-mails / HTTP single events per second ${(smtp / http).toFixed(2)} (${fmt(smtp)} / ${fmt(http)}); server CPU ${cpu('smtp')} vs ${cpu('http')} µs/event; the SMTP client's own CPU ${mean(smtpRows.map((r) => r.clientUsPerMessage)).toFixed(0)} µs/message; refused ${smtpRows.reduce((a, r) => a + r.smtp.other, 0)}${mark(smtpRows.flatMap((r) => [r.http, r.smtp]))}`,
   );
 }
 if (batch)
   console.log(
-    `  batch: ${fmt(batch.eventsPerSec)} events/s, non-2xx ${batch.other} (>= 80,000/s ${verdict(batch.eventsPerSec >= 80_000)})`,
+    `  batch: ${fmt(batch.eventsPerSec)} events/s, non-2xx ${batch.other} (>= 80,000/s ${verdict(batch.eventsPerSec >= 80_000)})${mark([batch])}`,
   );
 if (drained)
   console.log(
-    `  drain (one process, role all): ${fmt(drained.events / drained.seconds)} events/s to lag 0 in every group (>= 20,000/s ${verdict(drained.events / drained.seconds >= 20_000 && drained.non2xx === 0)})`,
+    `  drain (one process, role all): ${fmt(drained.events / drained.seconds)} events/s to lag 0 in every group (>= 20,000/s ${verdict(drained.events / drained.seconds >= 20_000 && drained.non2xx === 0)})${mark([drained])}`,
   );
 process.exit(0);
