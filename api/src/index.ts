@@ -1,5 +1,13 @@
 // The `api` role: wires clients into the API plugin and creates the first admin at first start.
-import { createQueue, createRedis, readResentOf, type Clients, type Config, type RoleStarter } from '@watchpost/runtime';
+import {
+  createQueue,
+  createRedis,
+  readResentOf,
+  sameRedisTarget,
+  type Clients,
+  type Config,
+  type RoleStarter,
+} from '@watchpost/runtime';
 import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schemas';
 import { verifyApiKey } from '@watchpost/core';
 import { buildApiApp } from './app.ts';
@@ -22,8 +30,9 @@ export async function authSettings(config: Config): Promise<AuthSettings> {
 export async function createApiDeps(config: Config, clients: Clients): Promise<ApiDeps & { close(): Promise<void> }> {
   // Ingest's claims may live on a Redis of their own (SERVICE_CLAIMS_REDIS_URL): the explain view reads
   // there why an event_id was not stored.
-  const ownClaimsRedis =
-    config.claimsRedisUrl === config.redisUrl ? null : createRedis(config.claimsRedisUrl, { timeouts: config.redisTimeouts });
+  const ownClaimsRedis = sameRedisTarget(config.claimsRedis, config.redis)
+    ? null
+    : createRedis(config.claimsRedis, { timeouts: config.redisTimeouts });
   const claimsRedis = ownClaimsRedis ?? clients.redis;
   const notifications = createQueue<LoginRateLimitedJob>(config, NOTIFICATIONS_QUEUE, clients.bullmqConnection());
   const actions = createActionsQueue(config, clients.bullmqConnection());

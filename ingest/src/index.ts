@@ -1,5 +1,5 @@
 // The ingest role: bootstrap key, then the routes mounted by the launcher on its one server.
-import { createRedis, type RoleStarter } from '@watchpost/runtime';
+import { createRedis, sameRedisTarget, type RoleStarter } from '@watchpost/runtime';
 import { ensureBootstrapKey } from '@watchpost/core';
 import { createIngest } from './app.ts';
 import { watchRedisMemory } from './redis-memory.ts';
@@ -15,9 +15,10 @@ export const ingestRole: RoleStarter = async ({ config, log, clients }) => {
     keyPrefix: config.agentKeyPrefix,
   });
   log.info({ bootstrap }, 'agent api keys ready');
-  // Claims may live on a Redis of their own (SERVICE_CLAIMS_REDIS_URL), sized for them alone.
-  const ownClaimsRedis =
-    config.claimsRedisUrl === config.redisUrl ? null : createRedis(config.claimsRedisUrl, { timeouts: config.redisTimeouts });
+  // Claims may live on a Redis of their own (SERVICE_CLAIMS_REDIS_URL or _SENTINELS), sized for them alone.
+  const ownClaimsRedis = sameRedisTarget(config.claimsRedis, config.redis)
+    ? null
+    : createRedis(config.claimsRedis, { timeouts: config.redisTimeouts });
   const claimsRedis = ownClaimsRedis ?? clients.redis;
   const ingest = createIngest({ config, log, redis: claimsRedis, pg: clients.pg, kafka: clients.kafka });
   const memory = watchRedisMemory({

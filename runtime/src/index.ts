@@ -1,6 +1,7 @@
 // The platform every role builds on. Import from '@watchpost/runtime' only (the package exports nothing else).
 export * from './config/config.ts';
-export { localStack, localUrls } from './config/local-stack.ts';
+export { LOCAL_SENTINEL_MASTER, localStack, localUrls } from './config/local-stack.ts';
+export { redisNodeConf, sentinelConf, type RedisNodeConf, type SentinelConf } from './config/redis-sentinel-conf.ts';
 export {
   kafkaNodeProperties,
   kafkaLog4j,

@@ -9,6 +9,7 @@ export * from './kafka.ts';
 export * from './logger.ts';
 export * from './tcp-proxy.ts';
 export * from './redis-server.ts';
+export * from './redis-sentinel.ts';
 export * from './postgres-server.ts';
 export * from './bench-events.ts';
 export { sampleEvent } from '@watchpost/schemas/fixtures';

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { repoRoot, type ClickHouseClient, type Config, type Pool } from '@watchpost/runtime';
+import { redisTargetEnv, repoRoot, type ClickHouseClient, type Config, type Pool } from '@watchpost/runtime';
 import { sampleEvent } from '@watchpost/schemas/fixtures';
 import { openSse, type SseClient } from './sse.ts';
 import { waitFor } from './kafka.ts';
@@ -26,7 +26,8 @@ export interface ServiceProcess {
 export function serviceEnv(config: Config, extra: Record<string, string> = {}): Record<string, string> {
   return {
     DATABASE_URL: config.databaseUrl,
-    REDIS_URL: config.redisUrl,
+    // REDIS_URL, and the sentinels and master name when the config has them.
+    ...redisTargetEnv(config.redis),
     CLICKHOUSE_URL: config.clickhouseUrl,
     CLICKHOUSE_DATABASE: config.clickhouseDatabase,
     KAFKA_TOPIC_PREFIX: config.topicPrefix,

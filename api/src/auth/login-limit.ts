@@ -148,12 +148,36 @@ export async function recordFailure(redis: Redis, prefix: string, s: LimitSubjec
   return r.map((i) => scopes[i - 1]!);
 }
 
-/** Gives a reserved attempt back: `succeeded` also clears the (username, address) and device cookie counts. */
+/**
+ * Gives a reserved attempt back: `succeeded` also clears the (username, address) and device cookie counts.
+ * When Redis fails to answer now (a failover, a restart), the release is retried in the background for a
+ * minute and the error still thrown: a reservation never given back counts like a failed guess, and three
+ * of them lock the right password out for the lockout time (seen in the Sentinel failover test). A retry
+ * after a release that did run but whose answer was lost gives back one attempt more (the count never goes
+ * below 0): one extra guess, against a locked-out owner.
+ */
 export async function releaseAttempt(redis: Redis, prefix: string, s: LimitSubject, succeeded: boolean): Promise<void> {
   const scopes = scopesOf(s);
   const k = keys(prefix, s, scopes);
   const clear = scopes.map((scope) => (succeeded && (scope === 'pair' || scope === 'device') ? '1' : '0'));
-  await redis.eval(RELEASE, k.length, ...k, ...clear);
+  const release = () => redis.eval(RELEASE, k.length, ...k, ...clear);
+  try {
+    await release();
+  } catch (err) {
+    retryInBackground(release, Date.now() + RELEASE_RETRY_FOR_MS);
+    throw err;
+  }
+}
+
+const RELEASE_RETRY_EVERY_MS = 500;
+const RELEASE_RETRY_FOR_MS = 60_000;
+
+function retryInBackground(run: () => Promise<unknown>, until: number): void {
+  setTimeout(() => {
+    run().catch(() => {
+      if (Date.now() < until) retryInBackground(run, until);
+    });
+  }, RELEASE_RETRY_EVERY_MS).unref();
 }
 
 export interface KnownAddressSettings {

@@ -135,7 +135,7 @@ export function createSystemProbes(deps: { config: Config; pg: Pool; redis: Redi
   }
 
   function watchedQueues(): Queue[] {
-    queueRedis ??= createRedis(config.redisUrl, { timeouts: { connectMs: PROBE_TIMEOUT_MS, commandMs: PROBE_TIMEOUT_MS } });
+    queueRedis ??= createRedis(config.redis, { timeouts: { connectMs: PROBE_TIMEOUT_MS, commandMs: PROBE_TIMEOUT_MS } });
     queues ??= WATCHED_QUEUES.map((name) => createQueue(config, name, queueRedis!));
     return queues;
   }

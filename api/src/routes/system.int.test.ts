@@ -111,7 +111,12 @@ describe('GET /api/v1/system/status', () => {
     const app = Fastify({ logger: false });
     app.decorate('deps', {
       ...h.deps,
-      config: { ...h.config, kafkaBrokers: [`127.0.0.1:${hung.port}`], redisUrl: 'redis://127.0.0.1:1' },
+      config: {
+        ...h.config,
+        kafkaBrokers: [`127.0.0.1:${hung.port}`],
+        redisUrl: 'redis://127.0.0.1:1',
+        redis: { ...h.config.redis, url: 'redis://127.0.0.1:1', sentinels: [] },
+      },
       redis: badRedis,
       clickhouse: createClickhouse('http://127.0.0.1:1', h.config.clickhouseDatabase),
     });

@@ -9,7 +9,7 @@ export { migratePostgres, migrateClickhouse, migrateKafka, applyClickhouseMigrat
 /** Postgres, ClickHouse and Kafka topics; each step is idempotent. */
 export async function migrateAll(config: Config, log: (msg: string) => void = () => {}): Promise<void> {
   await migratePostgres(config.databaseUrl, log);
-  await migrateClickhouse(config.clickhouseUrl, config.clickhouseDatabase, log);
+  await migrateClickhouse(config.clickhouseUrl, config.clickhouseDatabase, log, config.clickhouseCluster || undefined);
   await migrateKafka(config);
   log(`kafka: topics ${Object.values(config.topics).join(', ')} present`);
 }

@@ -1,6 +1,6 @@
 // The `smtp` role (also in `all`): the SMTP intake on its own pipeline to Kafka (claims, producer), as
 // the ingest role has. Without SERVICE_SMTP_PORT it listens on nothing and says so.
-import { createRedis, type RoleStarter } from '@watchpost/runtime';
+import { createRedis, sameRedisTarget, type RoleStarter } from '@watchpost/runtime';
 import { createIngest } from '../app.ts';
 import { createSmtpIntake } from './intake.ts';
 
@@ -9,8 +9,9 @@ export const smtpRole: RoleStarter = async ({ config, log, clients }) => {
     log.info('smtp intake off: SERVICE_SMTP_PORT is not set');
     return {};
   }
-  const ownClaimsRedis =
-    config.claimsRedisUrl === config.redisUrl ? null : createRedis(config.claimsRedisUrl, { timeouts: config.redisTimeouts });
+  const ownClaimsRedis = sameRedisTarget(config.claimsRedis, config.redis)
+    ? null
+    : createRedis(config.claimsRedis, { timeouts: config.redisTimeouts });
   const ingest = createIngest({ config, log, redis: ownClaimsRedis ?? clients.redis, pg: clients.pg, kafka: clients.kafka });
   const intake = createSmtpIntake({ config: config.smtp, log, pipeline: ingest.pipeline, keys: ingest.keys, rate: ingest.rate });
   const port = await intake.listen();

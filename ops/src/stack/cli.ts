@@ -7,8 +7,16 @@ import { join } from 'node:path';
 import { availableParallelism } from 'node:os';
 import { stackSettings, type StackSettings } from './settings.ts';
 import { probe } from './probe.ts';
-import { kafkaLog4j, kafkaNodeProperties, kafkaSmallNodeSettings, newKafkaClusterId } from '@watchpost/runtime';
+import {
+  kafkaLog4j,
+  kafkaNodeProperties,
+  kafkaSmallNodeSettings,
+  newKafkaClusterId,
+  redisNodeConf,
+  sentinelConf,
+} from '@watchpost/runtime';
 import { clickhouseConfig, clickhouseUsers, redisConf } from './templates.ts';
+import { clusterPidFiles, stackClickhouseCluster, upClickhouseCluster } from './clickhouse-cluster.ts';
 
 type Server = 'postgres' | 'redis' | 'clickhouse' | 'kafka';
 const SERVERS: Server[] = ['postgres', 'redis', 'clickhouse', 'kafka'];
@@ -148,10 +156,57 @@ function startPostgres(): void {
 }
 
 function startRedis(): void {
+  if (s.redisSentinel) return startRedisSentinel();
   const dir = join(s.dir, 'redis');
   mkdirSync(join(dir, 'data'), { recursive: true });
   writeFileSync(join(dir, 'redis.conf'), redisConf(dir, s.redisPort));
   launch('redis', which('redis-server')!, [join(dir, 'redis.conf')]);
+}
+
+// STACK_REDIS_SENTINEL=1: .stack/redis-sentinel/node-1 (first master), node-2 (its replica) and
+// sentinel-1..3. Sentinel rewrites these files as the group changes (after a failover node-2 stays the
+// master), so each is written only when missing; `reset` starts the group afresh.
+function redisSentinelDirs(): string[] {
+  const root = join(s.dir, 'redis-sentinel');
+  return ['node-1', 'node-2', 'sentinel-1', 'sentinel-2', 'sentinel-3'].map((d) => join(root, d));
+}
+
+function startRedisSentinel(): void {
+  const [n1, n2, ...sentinels] = redisSentinelDirs();
+  const master = { host: '127.0.0.1', port: s.redisSentinelNodePort };
+  const nodes = [
+    { dir: n1!, port: s.redisSentinelNodePort, replicaOf: undefined },
+    { dir: n2!, port: s.redisSentinelNodePort + 1, replicaOf: master },
+  ];
+  for (const n of nodes) {
+    mkdirSync(n.dir, { recursive: true });
+    const conf = join(n.dir, 'redis.conf');
+    if (!existsSync(conf)) writeFileSync(conf, redisNodeConf({ ...n, persistence: true }));
+    if (!pidAlive(join(n.dir, 'pid'))) launchIn(n.dir, which('redis-server')!, [conf]);
+  }
+  for (const [i, dir] of sentinels.entries()) {
+    mkdirSync(dir, { recursive: true });
+    const conf = join(dir, 'sentinel.conf');
+    if (!existsSync(conf))
+      writeFileSync(
+        conf,
+        sentinelConf({
+          dir,
+          port: s.redisSentinelPort + i,
+          masterName: s.redisSentinelMaster,
+          master,
+          quorum: 2,
+          downAfterMs: 5000,
+          failoverTimeoutMs: 60_000,
+        }),
+      );
+    // Debian's redis-sentinel is this same binary started in Sentinel mode.
+    if (!pidAlive(join(dir, 'pid'))) launchIn(dir, which('redis-server')!, [conf, '--sentinel']);
+  }
+}
+
+function pidAlive(pf: string): boolean {
+  return existsSync(pf) && isAlive(Number(readFileSync(pf, 'utf8')));
 }
 
 function startClickhouse(): void {
@@ -244,7 +299,12 @@ async function waitUntilUp(server: Server, seconds: number): Promise<void> {
     if (await probe(server, s)) return;
     await new Promise((r) => setTimeout(r, 300));
   }
-  const logPath = server === 'kafka' ? join(kafkaNodes(s.kafkaBrokers)[0]!.dir, 'stdout.log') : join(s.dir, server, 'stdout.log');
+  const logPath =
+    server === 'kafka'
+      ? join(kafkaNodes(s.kafkaBrokers)[0]!.dir, 'stdout.log')
+      : server === 'redis' && s.redisSentinel
+        ? join(redisSentinelDirs()[2]!, 'sentinel.log')
+        : join(s.dir, server, 'stdout.log');
   const tail = existsSync(logPath) ? readFileSync(logPath, 'utf8').split('\n').slice(-20).join('\n') : '';
   throw new Error(`${server} did not answer within ${seconds}s; last log lines:\n${tail}`);
 }
@@ -267,6 +327,16 @@ async function up(): Promise<void> {
   await Promise.all(toStart.map((x) => waitUntilUp(x, x === 'kafka' ? 90 * s.kafkaBrokers : 60)));
   for (const x of SERVERS) if (s.external[x]) log(`${x}: external (${s.urls[x]}), not managed`);
   for (const x of managed()) log(`${x}: ${toStart.includes(x) ? 'started' : 'already up'}  ${s.urls[x]}`);
+  if (managed().includes('redis') && s.redisSentinel) {
+    log(`redis: behind Sentinel, master group ${s.redisSentinelMaster}, sentinels ${s.redisSentinels}`);
+    log('the service finds it with STACK_REDIS_SENTINEL=1 set, or with:');
+    process.stdout.write(
+      `export REDIS_URL=${s.urls.redis} REDIS_SENTINELS=${s.redisSentinels} REDIS_SENTINEL_MASTER=${s.redisSentinelMaster}\n`,
+    );
+  }
+  // STACK_CLICKHOUSE_REPLICAS / _SHARDS: a ClickHouse cluster beside the one ClickHouse (clickhouse-cluster.ts).
+  const chCluster = stackClickhouseCluster(s.dir);
+  if (chCluster) await upClickhouseCluster(chCluster, s.root, availableParallelism(), log);
 }
 
 function isAlive(pid: number): boolean {
@@ -281,9 +351,18 @@ function isAlive(pid: number): boolean {
 async function down(): Promise<void> {
   for (const server of [...SERVERS].reverse()) {
     // A cluster's nodes stop together: each one alone would wait for the others to take its partitions.
-    const files = server === 'kafka' ? kafkaPidFiles() : [pidFile(server)];
+    const files = server === 'kafka' ? kafkaPidFiles() : server === 'redis' ? redisPidFiles() : [pidFile(server)];
     await Promise.all(files.map((pf) => stop(server, pf)));
   }
+  // The ClickHouse cluster's servers (whatever STACK_CLICKHOUSE_* say now), then its ZooKeeper.
+  const chCluster = clusterPidFiles(join(s.dir, 'clickhouse-cluster'));
+  await Promise.all(chCluster.filter((f) => !f.includes('zookeeper')).map((pf) => stop('clickhouse', pf)));
+  for (const pf of chCluster.filter((f) => f.includes('zookeeper'))) await stop('clickhouse', pf);
+}
+
+/** The one Redis and the Sentinel group's five processes, whatever STACK_REDIS_SENTINEL says now. */
+function redisPidFiles(): string[] {
+  return [pidFile('redis'), ...redisSentinelDirs().map((d) => join(d, 'pid'))];
 }
 
 async function stop(server: Server, pf: string): Promise<void> {
@@ -304,7 +383,8 @@ async function status(): Promise<boolean> {
   for (const x of SERVERS) {
     const ok = await probe(x, s);
     all &&= ok;
-    log(`${x.padEnd(10)} ${ok ? 'ok  ' : 'down'}  ${s.urls[x]}${s.external[x] ? '  (external)' : ''}`);
+    const sentinels = x === 'redis' && s.redisSentinel && !s.external.redis ? `  (sentinels ${s.redisSentinels})` : '';
+    log(`${x.padEnd(10)} ${ok ? 'ok  ' : 'down'}  ${s.urls[x]}${s.external[x] ? '  (external)' : ''}${sentinels}`);
   }
   return all;
 }

@@ -4,19 +4,45 @@ import pg from 'pg';
 import { Kafka, logLevel } from 'kafkajs';
 import type { StackServer, StackSettings } from './settings.ts';
 
-function redisPing(url: string): Promise<boolean> {
-  const u = new URL(url);
+/** One inline command's first reply chunk ('' when the server does not answer). */
+function redisCommand(host: string, port: number, command: string): Promise<string> {
   return new Promise((resolve) => {
-    const sock = createConnection({ host: u.hostname, port: Number(u.port || 6379) });
-    const done = (ok: boolean) => {
+    const sock = createConnection({ host, port });
+    const done = (reply: string) => {
       sock.destroy();
-      resolve(ok);
+      resolve(reply);
     };
-    sock.setTimeout(1000, () => done(false));
-    sock.on('error', () => done(false));
-    sock.on('connect', () => sock.write('PING\r\n'));
-    sock.on('data', (d) => done(d.toString().startsWith('+PONG')));
+    sock.setTimeout(1000, () => done(''));
+    sock.on('error', () => done(''));
+    sock.on('connect', () => sock.write(`${command}\r\n`));
+    sock.on('data', (d) => done(d.toString()));
   });
+}
+
+async function redisPing(url: string): Promise<boolean> {
+  const u = new URL(url);
+  return (await redisCommand(u.hostname, Number(u.port || 6379), 'PING')).startsWith('+PONG');
+}
+
+/**
+ * The stack's Sentinel group (STACK_REDIS_SENTINEL=1): every sentinel names a master, they agree, and
+ * that master answers PING with a replica attached.
+ */
+async function redisSentinelPing(s: StackSettings): Promise<boolean> {
+  const masters = await Promise.all(
+    s.redisSentinels.split(',').map(async (hp) => {
+      const reply = await redisCommand(
+        '127.0.0.1',
+        Number(hp.split(':')[1]),
+        `SENTINEL get-master-addr-by-name ${s.redisSentinelMaster}`,
+      );
+      const m = /^\*2\r\n\$\d+\r\n([^\r]+)\r\n\$\d+\r\n(\d+)\r\n/.exec(reply);
+      return m ? `${m[1]}:${m[2]}` : null;
+    }),
+  );
+  if (masters[0] === null || masters.some((m) => m !== masters[0])) return false;
+  const [host, port] = masters[0]!.split(':');
+  return /connected_slaves:[1-9]/.test(await redisCommand(host!, Number(port), 'INFO replication'));
 }
 
 async function postgresPing(url: string): Promise<boolean> {
@@ -72,7 +98,7 @@ export function probe(server: StackServer, s: StackSettings): Promise<boolean> {
     case 'postgres':
       return postgresPing(s.urls.postgres);
     case 'redis':
-      return redisPing(s.urls.redis);
+      return s.redisSentinel && !s.external.redis ? redisSentinelPing(s) : redisPing(s.urls.redis);
     case 'clickhouse':
       return clickhousePing(s.urls.clickhouse);
     case 'kafka':

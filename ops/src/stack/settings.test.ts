@@ -28,4 +28,17 @@ describe('stack settings', () => {
     expect(stackSettings({}).kafkaBrokers).toBe(1);
     expect(() => stackSettings({ STACK_KAFKA_BROKERS: '2' })).toThrow(/STACK_KAFKA_BROKERS/);
   });
+
+  it('STACK_REDIS_SENTINEL=1 asks for a master, a replica and three sentinels on ports of their own', () => {
+    const s = stackSettings({ STACK_REDIS_SENTINEL: '1' });
+    expect(s.redisSentinel).toBe(true);
+    expect(s.redisSentinelMaster).toBe('watchpost');
+    expect(s.redisSentinels).toBe([0, 1, 2].map((i) => `127.0.0.1:${s.redisSentinelPort + i}`).join(','));
+    expect(s.urls.redis).toBe(`redis://127.0.0.1:${s.redisSentinelNodePort}`);
+    // The one Redis keeps its port, apart from the group's.
+    expect([s.redisSentinelNodePort, s.redisSentinelNodePort + 1, s.redisSentinelPort]).not.toContain(s.redisPort);
+    expect(stackSettings({}).redisSentinel).toBe(false);
+    expect(stackSettings({}).urls.redis).toBe(`redis://127.0.0.1:${s.redisPort}`);
+    expect(() => stackSettings({ STACK_REDIS_SENTINEL: 'maybe' })).toThrow(/STACK_REDIS_SENTINEL/);
+  });
 });

@@ -52,7 +52,8 @@ export function clickhouseUsers(threads: number): string {
 `;
 }
 
-// Kafka's server.properties comes from runtime (kafkaNodeProperties): the test kit's own clusters use it too.
+// Kafka's server.properties and the Sentinel group's redis.conf / sentinel.conf come from runtime
+// (kafkaNodeProperties, redisNodeConf, sentinelConf): the test kit's own clusters use them too.
 
 export function redisConf(dir: string, port: number): string {
   return [

@@ -20,11 +20,11 @@ export class Clients {
     return (this._pg ??= createPostgres(this.config.databaseUrl, 20, this.config.databaseTimeouts));
   }
   get redis(): Redis {
-    return (this._redis ??= createRedis(this.config.redisUrl, { timeouts: this.config.redisTimeouts }));
+    return (this._redis ??= createRedis(this.config.redis, { timeouts: this.config.redisTimeouts }));
   }
   /** A new connection for BullMQ (blocking commands need their own). */
   bullmqConnection(): Redis {
-    return createRedis(this.config.redisUrl, { forBullmq: true, timeouts: this.config.redisTimeouts });
+    return createRedis(this.config.redis, { forBullmq: true, timeouts: this.config.redisTimeouts });
   }
   get clickhouse(): ClickHouseClient {
     return (this._ch ??= createClickhouse(this.config.clickhouseUrl, this.config.clickhouseDatabase));

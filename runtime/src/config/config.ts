@@ -13,6 +13,7 @@ import { agentKeyPrefix, ingestConfig, smtpIntakeConfig, type IngestConfig, type
 import { notifyConfig, type NotifyConfig } from './sections/notify.ts';
 import { trustProxy } from './sections/http.ts';
 import { kafkaReplication } from './sections/kafka.ts';
+import { redisTargets, type RedisTarget } from './sections/redis.ts';
 import {
   dailyReportConfig,
   heartbeatPolicy,
@@ -26,6 +27,7 @@ export { ConfigError };
 export * from './sections/actions.ts';
 export * from './sections/http.ts';
 export * from './sections/kafka.ts';
+export * from './sections/redis.ts';
 export * from './sections/auth.ts';
 export * from './sections/ingest.ts';
 export * from './sections/notify.ts';
@@ -86,13 +88,23 @@ export interface Config {
   logLevel: string;
   stateDir: string;
   databaseUrl: string;
+  /** REDIS_URL (with Sentinel: its credentials and db; the address comes from `redis.sentinels`). */
   redisUrl: string;
   /** SERVICE_CLAIMS_REDIS_URL: the Redis of ingest's idempotency claims (default: REDIS_URL). */
   claimsRedisUrl: string;
+  /** What every Redis client of the service connects to: REDIS_URL, or REDIS_SENTINELS + REDIS_SENTINEL_MASTER. */
+  redis: RedisTarget;
+  /** The claims' Redis: SERVICE_CLAIMS_REDIS_URL / _SENTINELS / _SENTINEL_MASTER, by default `redis`. */
+  claimsRedis: RedisTarget;
   /** SERVICE_REDIS_MEMORY_WARN_RATIO: used_memory / maxmemory above which a Redis is reported as filling. */
   redisMemoryWarnRatio: number;
   clickhouseUrl: string;
   clickhouseDatabase: string;
+  /**
+   * CLICKHOUSE_CLUSTER: a cluster of the ClickHouse servers' own config; the migrations then create
+   * replicated tables behind Distributed ones (core/src/migrate/clickhouse-cluster.ts). Empty: one server.
+   */
+  clickhouseCluster: string;
   kafkaBrokers: string[];
   kafkaPartitions: number;
   /** Replication of the topics the migration creates, and their min.insync.replicas. */
@@ -191,6 +203,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
   const prefix = str(env, 'KAFKA_TOPIC_PREFIX', '');
   const topics = topicNames(prefix);
   const replication = kafkaReplication(env);
+  const redis = redisTargets(env);
   return {
     role: oneOf(role ? { SERVICE_ROLE: role } : env, 'SERVICE_ROLE', ROLES, 'all'),
     host: str(env, 'HOST', '127.0.0.1'),
@@ -199,14 +212,14 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
     stateDir: resolve(repoRoot, str(env, 'SERVICE_STATE_DIR', '.stack')),
     databaseUrl: url(env, 'DATABASE_URL', localUrls.postgres, ['postgres:', 'postgresql:']),
-    redisUrl: url(env, 'REDIS_URL', localUrls.redis, ['redis:', 'rediss:']),
-    claimsRedisUrl: url(env, 'SERVICE_CLAIMS_REDIS_URL', url(env, 'REDIS_URL', localUrls.redis, ['redis:', 'rediss:']), [
-      'redis:',
-      'rediss:',
-    ]),
+    redisUrl: redis.redis.url,
+    claimsRedisUrl: redis.claimsRedis.url,
+    redis: redis.redis,
+    claimsRedis: redis.claimsRedis,
     redisMemoryWarnRatio: ratio(env, 'SERVICE_REDIS_MEMORY_WARN_RATIO', 0.8),
     clickhouseUrl: url(env, 'CLICKHOUSE_URL', localUrls.clickhouse, ['http:', 'https:']),
     clickhouseDatabase: str(env, 'CLICKHOUSE_DATABASE', 'watchpost'),
+    clickhouseCluster: str(env, 'CLICKHOUSE_CLUSTER', ''),
     kafkaBrokers: brokers,
     kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 4, 1, 1024),
     kafkaReplicationFactor: replication.rf,

@@ -9,11 +9,23 @@ export const localStack = {
   kafkaControllerPort: Number(process.env.STACK_KAFKA_CONTROLLER_PORT ?? 19093),
   /** STACK_KAFKA_BROKERS=3: a KRaft cluster; node n listens on kafkaPort + 2(n-1), its controller on kafkaControllerPort + 2(n-1). */
   kafkaBrokers: Number(process.env.STACK_KAFKA_BROKERS ?? 1),
+  /**
+   * STACK_REDIS_SENTINEL=1: Redis behind Sentinel instead of the one Redis (which keeps its port): two
+   * data nodes (first the master) on redisSentinelNodePort and +1, three sentinels on redisSentinelPort, +1, +2.
+   */
+  redisSentinel: /^(1|true|yes|on)$/i.test(process.env.STACK_REDIS_SENTINEL ?? ''),
+  redisSentinelNodePort: Number(process.env.STACK_REDIS_SENTINEL_NODE_PORT ?? 16380),
+  redisSentinelPort: Number(process.env.STACK_REDIS_SENTINEL_PORT ?? 16390),
 };
+
+/** The master group name the local stack's sentinels monitor (and REDIS_SENTINEL_MASTER's default). */
+export const LOCAL_SENTINEL_MASTER = 'watchpost';
 
 export const localUrls = {
   postgres: `postgres://postgres@127.0.0.1:${localStack.pgPort}/watchpost`,
-  redis: `redis://127.0.0.1:${localStack.redisPort}`,
+  redis: `redis://127.0.0.1:${localStack.redisSentinel ? localStack.redisSentinelNodePort : localStack.redisPort}`,
+  /** The stack's sentinels (STACK_REDIS_SENTINEL=1), else empty: REDIS_SENTINELS' default. */
+  redisSentinels: localStack.redisSentinel ? [0, 1, 2].map((i) => `127.0.0.1:${localStack.redisSentinelPort + i}`).join(',') : '',
   clickhouse: `http://127.0.0.1:${localStack.chHttpPort}`,
   kafka: Array.from({ length: localStack.kafkaBrokers }, (_, i) => `127.0.0.1:${localStack.kafkaPort + 2 * i}`).join(','),
 };

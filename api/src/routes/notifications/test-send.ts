@@ -20,7 +20,7 @@ type TestSends = RequestReply<TestSendJob, TestSendResult, typeof TEST_SEND_JOB>
 /** Opens the queues once; returns what registers one channel's test-send route. */
 export function testSendRoutes(app: FastifyInstance): (channel: NotifyChannel) => void {
   const { pg, config } = app.deps;
-  const connection = createRedis(config.redisUrl, { forBullmq: true });
+  const connection = createRedis(config.redis, { forBullmq: true, timeouts: config.redisTimeouts });
   const queues = NOTIFY_CHANNELS.map((c) =>
     createQueue<TestSendJob, TestSendResult, typeof TEST_SEND_JOB>(config, DELIVERY_QUEUES[c], connection),
   );
