@@ -20,6 +20,11 @@ import { createActionsQueue } from './routes/actions/queue.ts';
 export { buildApiApp } from './app.ts';
 export { createActionsQueue, type ActionsQueue } from './routes/actions/queue.ts';
 export type { ApiDeps, ApiUser, Access, AuthSettings } from './types.ts';
+// The read queries the routes answer with, for the checks that run them elsewhere (the ClickHouse
+// cluster's equality with one server: ops/src/clickhouse-shards.int.test.ts)
+export { dashboardSummary } from './queries/dashboard.ts';
+export { eventFacets, eventHistogram, listEvents } from './queries/events.ts';
+export { deleteHost } from './queries/hosts.ts';
 
 export { authSettingsFrom };
 

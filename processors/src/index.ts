@@ -17,6 +17,8 @@ export const schedulerRole: RoleStarter = schedulerRoleWith([livenessScanJob, ev
 export { envelopeToRow } from './store/rows.ts';
 export { insertEventRows } from './store/insert.ts';
 export { ROLLUP_OVERLAP_SECONDS, runHourlyRollup } from './store/rollup.ts';
+export { dropExpiredEventPartitions } from './store/retention.ts';
+export { dailyFigures } from './reports/daily.ts';
 export { processBatch, type CorrelateSettings } from './correlate/processor.ts';
 export { runLivenessScan } from './correlate/liveness.ts';
 export type { CorrelateEnvelope, CorrelateEvent } from './correlate/rules.ts';

@@ -17,6 +17,7 @@ export * from './clients/clickhouse.ts';
 export * from './clients/kafka.ts';
 export * from './clickhouse/sql.ts';
 export * from './clickhouse/events-table.ts';
+export * from './clickhouse/cluster.ts';
 export * from './queues.ts';
 export * from './error-body.ts';
 export * from './secret-file.ts';

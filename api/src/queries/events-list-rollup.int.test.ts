@@ -303,7 +303,7 @@ describe.each(['18.16', 'chDB'] as const)('events list over the hourly rollup on
       expect({ name, fields: await textPrefixFields(ch, f.text!, f) }).toEqual({ name, fields });
     // A host deleted (as deleteHost does): its hours lose their marker and count from `events`, until
     // the rollup recomputes them once the mutation is applied.
-    await forgetHostValues(ch, 'gamma');
+    await forgetHostValues(ch, 'gamma', { database: db().database, cluster: '' });
     await execSql(ch, sql`ALTER TABLE events DELETE WHERE hostname = 'gamma'`);
     await execSql(ch, sql`ALTER TABLE events_hourly DELETE WHERE hostname = 'gamma'`);
     for (let left = 1; left > 0; await new Promise((r) => setTimeout(r, 200)))

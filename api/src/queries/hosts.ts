@@ -3,7 +3,7 @@ import type { Pool } from '@watchpost/runtime';
 import { withTransaction } from '@watchpost/runtime';
 import type { ClickHouseClient } from '@watchpost/runtime';
 import { execSql } from '@watchpost/runtime';
-import { sql } from '@watchpost/runtime';
+import { alterTarget, sql } from '@watchpost/runtime';
 import { deleteHostRow, getHostView, listHostViews, type HostView, type HostViewFilters, type StaleRule } from '@watchpost/core';
 import type { TypeSettings } from './type-settings.ts';
 import { forgetHostValues } from './hourly.ts';
@@ -115,13 +115,14 @@ export async function getHost(pg: Pool, ts: TypeSettings, staleMinutes: StaleRul
 /**
  * Deletes the host, its problems (timelines and flap pairs cascade) and pending gateway sessions in one
  * Postgres transaction, then its events in ClickHouse with an asynchronous mutation (ClickHouse applies
- * ALTER ... DELETE in the background; the rows disappear within seconds). The host record comes back
+ * ALTER ... DELETE in the background; the rows disappear within seconds; on a cluster on every shard). The host record comes back
  * with the next event its agent sends (the correlate processor upserts it).
  */
 export async function deleteHost(
   pg: Pool,
   ch: ClickHouseClient,
   id: number,
+  store: { database: string; cluster: string },
 ): Promise<{ hostname: string; problems: number } | null> {
   const deleted = await withTransaction(pg, async (c) => {
     const hostname = await deleteHostRow(c, id);
@@ -132,10 +133,12 @@ export async function deleteHost(
     return { hostname, problems: p.rowCount ?? 0 };
   });
   if (!deleted) return null;
-  await forgetHostValues(ch, deleted.hostname);
-  await execSql(ch, sql`ALTER TABLE events DELETE WHERE hostname = ${deleted.hostname}`);
-  await execSql(ch, sql`ALTER TABLE events_hourly DELETE WHERE hostname = ${deleted.hostname}`);
-  await execSql(ch, sql`ALTER TABLE events_by_id DELETE WHERE hostname = ${deleted.hostname}`);
-  await execSql(ch, sql`ALTER TABLE events_host_names DELETE WHERE hostname = ${deleted.hostname}`);
+  await forgetHostValues(ch, deleted.hostname, store);
+  // On a cluster each shard's <table>_local, ON CLUSTER (runtime's alterTarget)
+  for (const table of ['events', 'events_hourly', 'events_by_id', 'events_host_names'])
+    await execSql(
+      ch,
+      sql`ALTER TABLE ${alterTarget(store.database, table, store.cluster)} DELETE WHERE hostname = ${deleted.hostname}`,
+    );
   return deleted;
 }

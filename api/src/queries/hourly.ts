@@ -5,7 +5,7 @@
 // and the events list (its total, and how far back a page has to read).
 import type { ClickHouseClient } from '@watchpost/runtime';
 import { execSql, queryRows } from '@watchpost/runtime';
-import { joinSql, sql, Sql } from '@watchpost/runtime';
+import { alterTarget, joinSql, sql, Sql } from '@watchpost/runtime';
 import { occurredHoursSql, occurredRangeSql } from '@watchpost/runtime';
 
 const HOUR_S = 3600;
@@ -366,7 +366,11 @@ export async function valuesExist(
  * `events_hourly_values` (which has no hostname), so readers count them from `events` until the
  * rollup job has recomputed them (it waits for the deletion's mutation on `events` to finish).
  */
-export async function forgetHostValues(ch: ClickHouseClient, hostname: string): Promise<void> {
+export async function forgetHostValues(
+  ch: ClickHouseClient,
+  hostname: string,
+  store: { database: string; cluster: string },
+): Promise<void> {
   const rows = await queryRows<{ h: number | string }>(
     ch,
     sql`SELECT DISTINCT toUnixTimestamp(hour) AS h FROM events_hourly WHERE hostname = ${hostname}`,
@@ -381,7 +385,7 @@ export async function forgetHostValues(ch: ClickHouseClient, hostname: string): 
   // Their days' markers too: a day row counts the host's events even in an hour that now has none.
   await execSql(
     ch,
-    sql`ALTER TABLE events_hourly_values DELETE
+    sql`ALTER TABLE ${alterTarget(store.database, 'events_hourly_values', store.cluster)} DELETE
         WHERE (field = '' AND hour IN (${list(hours)})) OR (field = 'day:' AND hour IN (${list(hours.map((h) => Math.floor(h / DAY_S) * DAY_S))}))`,
   );
 }

@@ -120,7 +120,10 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (req) => {
-      const out = await deleteHost(pg, clickhouse, req.params.id);
+      const out = await deleteHost(pg, clickhouse, req.params.id, {
+        database: config.clickhouseDatabase,
+        cluster: config.clickhouseCluster,
+      });
       if (!out) throw notFound('host');
       await audit(pg, {
         actor: req.user!.username,

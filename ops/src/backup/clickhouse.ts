@@ -8,7 +8,7 @@ import { ident, queryRows, sql, type ClickHouseClient } from '@watchpost/runtime
 import type { ClickhouseTableEntry } from './manifest.ts';
 
 /** Engines whose merges collapse rows: exported with FINAL so a restored table keeps its count. */
-const MERGING = /^(Replacing|Collapsing|VersionedCollapsing|Summing|Aggregating)MergeTree/;
+const MERGING = /^(Replicated)?(Replacing|Collapsing|VersionedCollapsing|Summing|Aggregating)MergeTree/;
 
 export interface ClickhouseTables {
   /** Tables holding data of their own. */
@@ -23,25 +23,44 @@ export function viewTarget(create: string): string | undefined {
   return m ? m[1]!.replace(/^`|`$/g, '') : undefined;
 }
 
+/**
+ * On a cluster (CLICKHOUSE_CLUSTER, core/src/migrate/clickhouse-cluster.ts) each table `t` is a
+ * Distributed table over every server's replicated `t_local`. A backup reads and a restore writes `t`
+ * (every shard, each row once, one replica per shard), under the engine of `t_local`, and never names
+ * `t_local`: a backup of a cluster restores onto one server and the reverse.
+ */
+function clusterPairs(rows: readonly { name: string; engine: string }[]) {
+  const byName = new Map(rows.map((r) => [r.name, r.engine]));
+  const local = (name: string) => (byName.get(name) === 'Distributed' ? byName.get(`${name}_local`) : undefined);
+  const isLocal = (name: string) => name.endsWith('_local') && local(name.slice(0, -'_local'.length)) !== undefined;
+  /** The name a backup uses for a table the server names `name`. */
+  const readable = (name: string) => (isLocal(name) ? name.slice(0, -'_local'.length) : name);
+  return { local, isLocal, readable };
+}
+
 export async function listTables(ch: ClickHouseClient, database: string): Promise<ClickhouseTables> {
   const rows = await queryRows<{ name: string; engine: string }>(
     ch,
     sql`SELECT name, engine FROM system.tables WHERE database = ${database} ORDER BY name`,
   );
+  const pairs = clusterPairs(rows);
   const derived = new Set<string>();
   for (const r of rows) {
     if (r.engine !== 'MaterializedView') continue;
     const [stmt] = await queryRows<{ statement: string }>(ch, sql`SHOW CREATE TABLE ${ident(database)}.${ident(r.name)}`);
     const target = stmt && viewTarget(stmt.statement);
-    if (target) derived.add(target);
+    if (target) derived.add(pairs.readable(target));
   }
-  const tables = rows.filter(
-    (r) =>
-      !/View$/.test(r.engine) &&
-      !r.name.startsWith('.inner.') && // a view's own storage: refilled by the view
-      r.name !== 'schema_migrations' && // the target is migrated by this version; the list is in the manifest
-      !derived.has(r.name),
-  );
+  const tables = rows
+    .filter(
+      (r) =>
+        !/View$/.test(r.engine) &&
+        !r.name.startsWith('.inner.') && // a view's own storage: refilled by the view
+        r.name !== 'schema_migrations' && // the target is migrated by this version; the list is in the manifest
+        !pairs.isLocal(r.name) &&
+        !derived.has(r.name),
+    )
+    .map((r) => ({ name: r.name, engine: pairs.local(r.name) ?? r.engine }));
   return { tables, derived: [...derived].sort() };
 }
 
@@ -105,7 +124,8 @@ export async function importTable(
     if (err) failed = err;
   });
   try {
-    const { stream } = await ch.exec({ query, values: body });
+    // Through a Distributed table (a cluster): rows reach their shard before the answer, so the count after is exact
+    const { stream } = await ch.exec({ query, values: body, clickhouse_settings: { insert_distributed_sync: 1 } });
     // The response body must be read for the insert to complete.
     for await (const _ of stream as Readable) void _;
   } catch (err) {

@@ -292,10 +292,12 @@ async function restoreClickhouse(
   log: (msg: string) => void,
 ): Promise<Record<string, number>> {
   const server = createClickhouse(config.clickhouseUrl, 'default');
+  // On a cluster: on every server, and each replicated table leaves ZooKeeper with it
+  const onCluster = config.clickhouseCluster ? ` ON CLUSTER ${ident(config.clickhouseCluster).text}` : '';
   await server
-    .command({ query: `DROP DATABASE IF EXISTS ${ident(config.clickhouseDatabase).text}` })
+    .command({ query: `DROP DATABASE IF EXISTS ${ident(config.clickhouseDatabase).text}${onCluster}` })
     .finally(() => server.close());
-  await migrateClickhouse(config.clickhouseUrl, config.clickhouseDatabase, log);
+  await migrateClickhouse(config.clickhouseUrl, config.clickhouseDatabase, log, config.clickhouseCluster || undefined);
   const target = createClickhouse(config.clickhouseUrl, config.clickhouseDatabase);
   const clickhouse: Record<string, number> = {};
   try {

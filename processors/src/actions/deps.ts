@@ -4,7 +4,8 @@ import type { ActionJobOf, ActionKind } from '@watchpost/schemas';
 
 export interface ActionDeps {
   pg: Pool;
-  config: Config;
+  /** the actions worker reads only these (its section and the state directory) */
+  config: Pick<Config, 'actions' | 'stateDir'>;
   /** AES-256-GCM key of the stored credentials */
   secretsKey: Buffer;
   log: Logger;

@@ -46,7 +46,8 @@ export interface DeliverDeps {
   pg: Pool;
   /** One client per attempt in flight (concurrency x channels), each holding its delivery's row lock. */
   attempts: Pool;
-  config: Config;
+  /** a delivery reads only the notify section (the role's start reads the rest of Config) */
+  config: Pick<Config, 'notify'>;
   log: Logger;
   /** Cached for a moment (deliveries); `fresh` reads the saved values now (test-send after a save). */
   configs(fresh?: boolean): Promise<ChannelConfigs>;

@@ -24,7 +24,8 @@ import { dailyFigures, renderReport, type DailyFigures } from './daily.ts';
 export { dailyFigures, renderReport, type DailyFigures } from './daily.ts';
 
 export interface ReportDeps {
-  config: Config;
+  /** the daily report's section and the notify section it sends through */
+  config: Pick<Config, 'dailyReport' | 'notify'>;
   pg: Pool;
   ch: ClickHouseClient;
   /** Opened only when a report is sent. */

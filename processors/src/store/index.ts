@@ -29,7 +29,13 @@ export const storeRole: RoleStarter = async ({ config, log, clients }) => {
       return { poison: chunk.poison };
     },
   });
-  const retention = startRetention({ ch, database: config.clickhouseDatabase, retentionDays: config.retentionDays, log });
+  const retention = startRetention({
+    ch,
+    database: config.clickhouseDatabase,
+    cluster: config.clickhouseCluster,
+    retentionDays: config.retentionDays,
+    log,
+  });
   return {
     checks: { store_consumer: async () => consumer.healthy() },
     ready: { store_consumer: () => consumer.ready() },

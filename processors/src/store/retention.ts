@@ -1,7 +1,7 @@
 // Retention without TTL (18.16 has none): whole daily partitions older than the cutoff are dropped.
 import type { ClickHouseClient } from '@watchpost/runtime';
 import { queryRows } from '@watchpost/runtime';
-import { ident, sql } from '@watchpost/runtime';
+import { alterTarget, partsOfEveryShard, sql, storageTable } from '@watchpost/runtime';
 import type { Logger } from '@watchpost/runtime';
 
 /** YYYYMMDD (UTC) of the oldest day kept: today minus retentionDays. */
@@ -22,10 +22,12 @@ export async function dropExpiredPartitions(
   retentionDays: number,
   now = new Date(),
   table = 'events',
+  cluster = '',
 ): Promise<string[]> {
+  // On a cluster (CLICKHOUSE_CLUSTER) the parts of every shard's <table>_local, dropped ON CLUSTER
   const rows = await queryRows<{ partition: string }>(
     ch,
-    sql`SELECT DISTINCT partition FROM system.parts WHERE database = ${database} AND table = ${table} AND active`,
+    sql`SELECT DISTINCT partition FROM ${partsOfEveryShard(cluster)} WHERE database = ${database} AND table = ${storageTable(table, cluster)} AND active`,
   );
   const drop = partitionsToDrop(
     rows.map((r) => r.partition),
@@ -34,7 +36,7 @@ export async function dropExpiredPartitions(
   );
   for (const p of drop) {
     // The partition id is 8 digits (checked above): a number literal, as the partition expression is.
-    await ch.command({ query: sql`ALTER TABLE ${ident(table)} DROP PARTITION ${Number(p)}`.text });
+    await ch.command({ query: sql`ALTER TABLE ${alterTarget(database, table, cluster)} DROP PARTITION ${Number(p)}`.text });
   }
   return drop;
 }
@@ -49,12 +51,14 @@ export async function dropExpiredEventPartitions(
   database: string,
   retentionDays: number,
   now = new Date(),
+  cluster = '',
 ): Promise<{ events: string[]; hourly: string[] }> {
-  const events = await dropExpiredPartitions(ch, database, retentionDays, now, 'events');
-  await dropExpiredPartitions(ch, database, retentionDays, now, 'events_by_id');
-  await dropExpiredPartitions(ch, database, retentionDays, now, 'events_host_names');
-  const hourly = await dropExpiredPartitions(ch, database, retentionDays, now, 'events_hourly');
-  await dropExpiredPartitions(ch, database, retentionDays, now, 'events_hourly_values');
+  const drop = (table: string) => dropExpiredPartitions(ch, database, retentionDays, now, table, cluster);
+  const events = await drop('events');
+  await drop('events_by_id');
+  await drop('events_host_names');
+  const hourly = await drop('events_hourly');
+  await drop('events_hourly_values');
   return { events, hourly };
 }
 
@@ -62,6 +66,8 @@ export async function dropExpiredEventPartitions(
 export function startRetention(opts: {
   ch: ClickHouseClient;
   database: string;
+  /** CLICKHOUSE_CLUSTER, '' for one server */
+  cluster?: string;
   retentionDays: number;
   log: Logger;
   intervalMs?: number;
@@ -70,7 +76,7 @@ export function startRetention(opts: {
   const sweep = () => {
     running = running.then(async () => {
       try {
-        const dropped = await dropExpiredEventPartitions(opts.ch, opts.database, opts.retentionDays);
+        const dropped = await dropExpiredEventPartitions(opts.ch, opts.database, opts.retentionDays, new Date(), opts.cluster);
         if (dropped.events.length + dropped.hourly.length)
           opts.log.info({ ...dropped, retention_days: opts.retentionDays }, 'dropped expired event partitions');
       } catch (err) {

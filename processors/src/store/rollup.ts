@@ -6,7 +6,7 @@
 // may still be stale: those logged at or after it, which the dashboard reads from `events` directly.
 import type { ClickHouseClient } from '@watchpost/runtime';
 import { execSql, queryRows } from '@watchpost/runtime';
-import { joinSql, sql } from '@watchpost/runtime';
+import { joinSql, mutationsOfEveryShard, sql, storageTable } from '@watchpost/runtime';
 import { occurredHoursSql } from '@watchpost/runtime';
 import { dropExpiredPartitions } from './retention.ts';
 
@@ -155,7 +155,7 @@ export async function unmarkedHours(ch: ClickHouseClient, limit = HOURS_PER_INSE
 export async function runHourlyRollup(
   ch: ClickHouseClient,
   database: string,
-  opts: { overlapSeconds?: number } = {},
+  opts: { overlapSeconds?: number; cluster?: string } = {},
 ): Promise<RollupResult> {
   const start = await queryRows<{ now: number | string }>(ch, sql`SELECT toUnixTimestamp(now()) AS now`);
   const startedAt = Number(start[0]!.now);
@@ -168,7 +168,7 @@ export async function runHourlyRollup(
   // a chunk per run; not while a deletion is still being applied to `events`.
   const deleting = await queryRows<{ n: number | string }>(
     ch,
-    sql`SELECT count() AS n FROM system.mutations WHERE database = currentDatabase() AND table = 'events' AND is_done = 0`,
+    sql`SELECT count() AS n FROM ${mutationsOfEveryShard(opts.cluster ?? '')} WHERE database = ${database} AND table = ${storageTable('events', opts.cluster ?? '')} AND is_done = 0`,
   );
   const unmarked = Number(deleting[0]?.n ?? 0) > 0 ? [] : (await unmarkedHours(ch)).filter((h) => !hours.includes(h));
   if (unmarked.length > 0) await recomputeValueHours(ch, unmarked, version);
@@ -181,6 +181,6 @@ export async function runHourlyRollup(
     await recomputeValueDays(ch, group, version);
   const watermark = toDate(startedAt - (opts.overlapSeconds ?? ROLLUP_OVERLAP_SECONDS));
   await execSql(ch, sql`INSERT INTO events_hourly_state (id, watermark, run_at) VALUES (1, ${watermark}, ${toDate(startedAt)})`);
-  await dropExpiredPartitions(ch, database, 1, watermark, 'events_changed_hours');
+  await dropExpiredPartitions(ch, database, 1, watermark, 'events_changed_hours', opts.cluster ?? '');
   return { hours: hours.length, watermark };
 }

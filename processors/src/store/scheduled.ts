@@ -8,7 +8,9 @@ export const eventsRollupJob: ScheduledJob = {
   name: SCHEDULED_JOBS.eventsRollup,
   everyMs: (ctx) => ctx.config.eventsRollupIntervalSeconds * 1000,
   async run(ctx) {
-    const r = await runHourlyRollup(ctx.clients.clickhouse, ctx.config.clickhouseDatabase);
+    const r = await runHourlyRollup(ctx.clients.clickhouse, ctx.config.clickhouseDatabase, {
+      cluster: ctx.config.clickhouseCluster,
+    });
     return { hours: r.hours, watermark: r.watermark.toISOString() };
   },
 };
