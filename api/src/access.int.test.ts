@@ -2,13 +2,14 @@
 // re-check of the user in Postgres.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Fastify, { type FastifyPluginAsync } from 'fastify';
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { SignJWT, UnsecuredJWT } from 'jose';
 import { createApiKey } from '@watchpost/core';
 import { addUser, createApiHarness, login, TEST_JWT_SECRET, type ApiHarness } from '@watchpost/testkit/api';
 import { JWT_AUDIENCE, JWT_ISSUER, signAccessToken } from './auth/jwt.ts';
 import { buildApiApp } from './app.ts';
 import type { Access } from './types.ts';
+import { enrollPhone as enrollPhoneFor } from './test-helpers/api-calls.ts';
 
 // A test-only route flagged for the SSE token query parameter, so the mechanism is covered even
 // before the real stream route is listed.
@@ -90,19 +91,9 @@ beforeAll(async () => {
   headers.monitor = { authorization: `Bearer ${monitorToken}` };
   // Phones: one enrolled with the admin's own code ({}), one for the monitor.
   const enrollPhone = async (body: object) => {
-    const c = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/devices/enrollment-codes',
-      headers: headers.admin,
-      payload: body,
-    });
-    const e = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/mobile/enroll',
-      payload: { code: c.json().code, device_uuid: randomUUID(), name: 'phone', platform: 'android' },
-    });
-    expect(e.statusCode).toBe(200);
-    return e.json() as { access_token: string; refresh_token: string; device: { id: number } };
+    const { enrolled } = await enrollPhoneFor(h.app, headers.admin, body);
+    expect(enrolled.statusCode).toBe(200);
+    return enrolled.json() as { access_token: string; refresh_token: string; device: { id: number } };
   };
   adminPhone = await enrollPhone({});
   headers.adminDevice = { authorization: `Bearer ${adminPhone.access_token}` };
@@ -297,6 +288,9 @@ describe('errors', () => {
 /** The session id of the admin's real login (forged tokens below name it, so only the attack makes them fail). */
 const adminSid = () =>
   (JSON.parse(Buffer.from(headers.admin!.authorization!.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid;
+/** A genuinely signed 10-minute token with the admin role in the admin's session, naming `userId`. */
+const adminRoleToken = (userId: number) =>
+  signAccessToken(TEST_JWT_SECRET, { userId, role: 'admin', tokenVersion: 1, sessionId: adminSid() }, 600);
 
 describe('JWT attacks are refused with 401', () => {
   const me = (token: string) => h.app.inject({ url: '/api/v1/auth/me', headers: { authorization: `Bearer ${token}` } });
@@ -305,11 +299,7 @@ describe('JWT attacks are refused with 401', () => {
     jwt.setSubject('1').setIssuer(JWT_ISSUER).setAudience(JWT_AUDIENCE).setIssuedAt().setExpirationTime('10m');
 
   it('the genuine token works (control)', async () => {
-    const token = await signAccessToken(
-      TEST_JWT_SECRET,
-      { userId: adminId, role: 'admin', tokenVersion: 1, sessionId: adminSid() },
-      600,
-    );
+    const token = await adminRoleToken(adminId);
     expect((await me(token)).statusCode).toBe(200);
     // The forged tokens below name the same admin, so only the attack itself makes them fail.
     expect(adminId).toBe(1);
@@ -410,11 +400,7 @@ describe('JWT attacks are refused with 401', () => {
   });
 
   it('a correctly signed token whose role differs from the database is refused', async () => {
-    const token = await signAccessToken(
-      TEST_JWT_SECRET,
-      { userId: monitorId, role: 'admin', tokenVersion: 1, sessionId: adminSid() },
-      600,
-    );
+    const token = await adminRoleToken(monitorId);
     expect((await me(token)).statusCode).toBe(401);
   });
 });

@@ -41,6 +41,12 @@ export const unauthenticated = (message = 'missing or invalid credentials') =>
 export const forbidden = (message = 'your role does not allow this operation') => new ApiError(403, 'FORBIDDEN', message);
 export const notFound = (what = 'resource') => new ApiError(404, 'NOT_FOUND', `${what} not found`);
 
+/** The value a route loaded by id, or the 404 naming `what` when there is none. */
+export function orNotFound<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw notFound(what);
+  return value;
+}
+
 import { errorBody, isDataError, isTransientError, type ErrorBody } from '@watchpost/runtime';
 
 /** Seconds a client is asked to wait after a 503 caused by a store outage. */

@@ -409,30 +409,19 @@ describe('client address behind a reverse proxy', () => {
 });
 
 describe('admin routes', () => {
+  /** A request of the admin with a JSON body. */
+  const send = (method: 'POST' | 'PUT', path: string, payload: object) =>
+    h.app.inject({ method, url: `/api/v1${path}`, headers: adminAuth, payload });
+
   it('creates and lists users, refuses duplicates and short passwords', async () => {
-    const created = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/users',
-      headers: adminAuth,
-      payload: { username: 'NewOne', password: 'long enough password', role: 'monitor' },
-    });
+    const created = await send('POST', '/users', { username: 'NewOne', password: 'long enough password', role: 'monitor' });
     expect(created.statusCode).toBe(201);
     expect(created.json()).toMatchObject({ username: 'newone', role: 'monitor', active: true });
     expect(created.body).not.toMatch(/password|scrypt/);
-    const dup = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/users',
-      headers: adminAuth,
-      payload: { username: 'newone', password: 'long enough password', role: 'admin' },
-    });
+    const dup = await send('POST', '/users', { username: 'newone', password: 'long enough password', role: 'admin' });
     expect(dup.statusCode).toBe(409);
     expect(dup.json().error.code).toBe('USER_EXISTS');
-    const short = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/users',
-      headers: adminAuth,
-      payload: { username: 'shorty', password: 'short', role: 'admin' },
-    });
+    const short = await send('POST', '/users', { username: 'shorty', password: 'short', role: 'admin' });
     expect(short.statusCode).toBe(400);
     const list = await h.app.inject({ url: '/api/v1/users', headers: adminAuth });
     expect(list.json().items.map((u: { username: string }) => u.username)).toContain('newone');
@@ -440,12 +429,7 @@ describe('admin routes', () => {
   });
 
   it('stores event type settings and the sidebar toggle, and audits them', async () => {
-    const put = await h.app.inject({
-      method: 'PUT',
-      url: '/api/v1/settings/event-types/rdg.connection.302',
-      headers: adminAuth,
-      payload: { severity_override: 'critical', visible: false },
-    });
+    const put = await send('PUT', '/settings/event-types/rdg.connection.302', { severity_override: 'critical', visible: false });
     expect(put.statusCode).toBe(200);
     expect(put.json()).toMatchObject({
       type: 'rdg.connection.302',
@@ -453,19 +437,9 @@ describe('admin routes', () => {
       visible: false,
       updated_by: 'boss',
     });
-    const clear = await h.app.inject({
-      method: 'PUT',
-      url: '/api/v1/settings/event-types/rdg.connection.302',
-      headers: adminAuth,
-      payload: { severity_override: null, visible: true },
-    });
+    const clear = await send('PUT', '/settings/event-types/rdg.connection.302', { severity_override: null, visible: true });
     expect(clear.json()).toMatchObject({ severity_override: null, visible: true });
-    const bad = await h.app.inject({
-      method: 'PUT',
-      url: '/api/v1/settings/event-types/x',
-      headers: adminAuth,
-      payload: { severity_override: 'urgent', visible: true },
-    });
+    const bad = await send('PUT', '/settings/event-types/x', { severity_override: 'urgent', visible: true });
     expect(bad.statusCode).toBe(400);
     const list = await h.app.inject({ url: '/api/v1/settings/event-types', headers: adminAuth });
     expect(list.json().items).toHaveLength(1);
@@ -479,12 +453,7 @@ describe('admin routes', () => {
     ).toBe(404);
 
     expect((await h.app.inject({ url: '/api/v1/settings/ui', headers: adminAuth })).json()).toEqual({ sidebar_stats: false });
-    const ui = await h.app.inject({
-      method: 'PUT',
-      url: '/api/v1/settings/ui',
-      headers: adminAuth,
-      payload: { sidebar_stats: true },
-    });
+    const ui = await send('PUT', '/settings/ui', { sidebar_stats: true });
     expect(ui.json()).toEqual({ sidebar_stats: true });
     expect((await h.app.inject({ url: '/api/v1/settings/ui', headers: adminAuth })).json()).toEqual({ sidebar_stats: true });
 

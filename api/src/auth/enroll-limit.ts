@@ -9,9 +9,10 @@
 // The first three reuse the login limit's atomic reservations (login-limit.ts) in their own key space,
 // so enrollment guesses and password guesses from one address do not use up each other's budget.
 import type { Redis } from '@watchpost/runtime';
-import { ApiError } from '../errors.ts';
+import type { ApiError } from '../errors.ts';
 import { addressKey } from './address-key.ts';
 import {
+  rateLimitedError,
   recordFailure,
   releaseAttempt,
   reserveAttempt,
@@ -113,15 +114,10 @@ export class EnrollLimiter {
 
 /** The 429 of a refused enrollment, naming its scope. */
 export function enrollRateLimitedError(r: { retryAfterSeconds: number; scope: EnrollLimitScope }): ApiError {
-  const message =
+  return rateLimitedError(
+    r,
     r.scope === 'code_space'
       ? 'too many failed enrollment attempts on this server in the last minute; try again shortly'
-      : 'too many failed enrollment attempts; try again later';
-  return new ApiError(
-    429,
-    'RATE_LIMITED',
-    message,
-    { retry_after: r.retryAfterSeconds, scope: r.scope },
-    { 'retry-after': String(r.retryAfterSeconds) },
+      : 'too many failed enrollment attempts; try again later',
   );
 }

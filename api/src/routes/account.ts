@@ -7,7 +7,6 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import {
-  audit,
   changeOwnPassword,
   confirmTotpEnrolment,
   getUserByName,
@@ -26,6 +25,8 @@ import { countedCheck, loginContext } from '../auth/login-flow.ts';
 import { verifySlotsOf } from '../auth/verify-slots.ts';
 import { checkSecondFactor, exactlyOneFactor, factorProperties, secretsKeyOf } from '../auth/second-factor.ts';
 import { sessionAccessToken } from '../auth/tokens.ts';
+import { auditCaller } from './shared/audit.ts';
+import { noContent } from './shared/schemas.ts';
 
 const tags = ['account'];
 const currentPassword = {
@@ -167,7 +168,7 @@ const disableRoute = () => ({
       `With SERVICE_REQUIRE_TOTP_FOR_ADMINS an admin's admin routes answer 403 MFA_ENROLMENT_REQUIRED again.`,
     body: disableBody,
     response: {
-      204: { description: 'removed', type: 'null' },
+      204: noContent('removed'),
       403: { description: 'WRONG_PASSWORD or INVALID_CODE' },
       409: { description: 'TOTP_NOT_ENABLED' },
       429: { description: 'RATE_LIMITED: too many wrong passwords or codes; see Retry-After' },
@@ -236,7 +237,7 @@ const accountRoutes: FastifyPluginAsync = async (app) => {
     );
 
   const entry = (req: FastifyRequest, action: string, details?: Record<string, unknown>) =>
-    audit(pg, { actor: req.user!.username, address: req.ip, action, target: req.user!.username, details });
+    auditCaller(pg, req, action, { target: req.user!.username, details });
 
   app.get('/account/security', securityRoute(), async (req) => {
     const s = await totpState(pg, req.user!.id);

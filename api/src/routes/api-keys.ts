@@ -10,8 +10,10 @@ import {
   listApiKeys,
   revokeApiKey,
 } from '@watchpost/core';
-import { audit } from '@watchpost/core';
 import { ApiError, notFound } from '../errors.ts';
+import { auditCaller } from './shared/audit.ts';
+import { listAllRoute } from './shared/list-route.ts';
+import { idParams, noContent, type IdParams } from './shared/schemas.ts';
 
 const tags = ['api-keys'];
 const keyInfo = {
@@ -26,6 +28,7 @@ const keyInfo = {
     last_used_at: { type: 'string', format: 'date-time', nullable: true },
   },
 } as const;
+const listRoute = { access: 'admin', operationId: 'listApiKeys', tags, summary: 'List agent API keys', item: keyInfo } as const;
 const createBody = {
   type: 'object',
   required: ['name'],
@@ -42,24 +45,11 @@ const importBody = {
     key: { type: 'string', minLength: 1, maxLength: 4096, description: 'the agent key, in clear; stored only as its sha256' },
   },
 } as const;
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
 
 const apiKeysRoutes: FastifyPluginAsync = async (app) => {
   const { pg } = app.deps;
 
-  app.get(
-    '/api-keys',
-    {
-      config: { access: 'admin' },
-      schema: {
-        operationId: 'listApiKeys',
-        tags,
-        summary: 'List agent API keys',
-        response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: keyInfo } } } },
-      },
-    },
-    async () => ({ items: await listApiKeys(pg) }),
-  );
+  listAllRoute(app, '/api-keys', listRoute, () => listApiKeys(pg));
 
   app.post<{ Body: FromSchema<typeof createBody> }>(
     '/api-keys',
@@ -86,13 +76,7 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
     },
     async (req, reply) => {
       const created = await createApiKey(pg, req.body.name, { prefix: app.deps.config.agentKeyPrefix });
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'api_key.create',
-        target: req.body.name.trim(),
-        details: { id: created.id },
-      });
+      await auditCaller(pg, req, 'api_key.create', { target: req.body.name.trim(), details: { id: created.id } });
       return reply.code(201).send(created);
     },
   );
@@ -135,18 +119,12 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
         }
         throw err;
       }
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'api_key.import',
-        target: name,
-        details: { id: imported.id, prefix: imported.prefix },
-      });
+      await auditCaller(pg, req, 'api_key.import', { target: name, details: { id: imported.id, prefix: imported.prefix } });
       return reply.code(201).send({ id: imported.id, name, prefix: imported.prefix });
     },
   );
 
-  app.delete<{ Params: FromSchema<typeof idParams> }>(
+  app.delete<{ Params: IdParams }>(
     '/api-keys/:id',
     {
       config: { access: 'admin' },
@@ -156,7 +134,7 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
         summary: 'Revoke an agent API key',
         params: idParams,
         response: {
-          204: { description: 'revoked', type: 'null' },
+          204: noContent('revoked'),
           404: { description: 'NOT_FOUND: no active key with this id' },
         },
       },
@@ -164,7 +142,7 @@ const apiKeysRoutes: FastifyPluginAsync = async (app) => {
     async (req, reply) => {
       const n = await revokeApiKey(pg, req.params.id);
       if (n === 0) throw notFound('active API key');
-      await audit(pg, { actor: req.user!.username, address: req.ip, action: 'api_key.revoke', target: String(req.params.id) });
+      await auditCaller(pg, req, 'api_key.revoke', { target: String(req.params.id) });
       return reply.code(204).send();
     },
   );

@@ -11,6 +11,7 @@ import { verifySlotsOf } from '../auth/verify-slots.ts';
 import { clearRefreshCookie, REFRESH_COOKIE, refreshCookie, setRefreshCookie } from '../auth/refresh-cookie.ts';
 import { completeLogin, loginContext, recordFailedAttempt } from '../auth/login-flow.ts';
 import { createChallenge, MFA_CHALLENGE_SECONDS, type MfaChallenge } from '../auth/mfa-challenge.ts';
+import { noContent } from './shared/schemas.ts';
 
 const tags = ['auth'];
 
@@ -240,7 +241,7 @@ const authRoutes: FastifyPluginAsync = async (app) => {
           'Its live streams are closed within seconds. ' +
           cookieFlow,
         body: refreshBody,
-        response: { 204: { description: 'logged out (also for an unknown token)', type: 'null' } },
+        response: { 204: noContent('logged out (also for an unknown token)') },
       },
     },
     async (req, reply) => {

@@ -4,7 +4,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Severity } from '@watchpost/schemas';
 import { eventProvenance } from '@watchpost/core';
-import { ApiError, notFound } from '../errors.ts';
+import { ApiError, orNotFound } from '../errors.ts';
 import { seesInstanceIds, withoutInstanceIds } from '../instance-ids.ts';
 import {
   eventFacets,
@@ -20,7 +20,7 @@ import { dateRange, DateRangeError, splitList } from '../queries/dates.ts';
 import {
   eventDetailSchema,
   eventRowSchema,
-  pageFields,
+  pageOf,
   pagingQuery,
   SEVERITY_LIST_PATTERN,
   TYPE_PATTERN,
@@ -148,13 +148,7 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
           'bounds on occurred_at: an ISO 8601 date (a whole UTC day) or a date-time with offset (second precision). Types hidden by the visibility setting ' +
           'are left out. `total` is exact (an event delivered twice is counted once).',
         querystring: listQuery,
-        response: {
-          200: {
-            type: 'object',
-            required: ['total', 'page', 'page_size', 'items'],
-            properties: { ...pageFields, items: { type: 'array', items: eventRowSchema } },
-          },
-        },
+        response: { 200: pageOf(eventRowSchema) },
       },
     },
     async (req) => {
@@ -254,8 +248,7 @@ const eventsRoutes: FastifyPluginAsync = async (app) => {
     },
     async (req) => {
       const ts = await loadTypeSettings(pg);
-      const e = await getEvent(clickhouse, pg, ts, req.params.id);
-      if (!e) throw notFound('event');
+      const e = orNotFound(await getEvent(clickhouse, pg, ts, req.params.id), 'event');
       const provenance = await eventProvenance(pg, e);
       // The agent's instance id, with the fleet key, would fetch its host's commands: admins only.
       return seesInstanceIds(req) ? { ...e, provenance } : { ...e, event: withoutInstanceIds(e.event), provenance };

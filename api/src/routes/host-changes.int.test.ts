@@ -4,7 +4,6 @@
 // decisions apply once; the hosts list and detail show what is pending. Issue 33: a bulk accept applies
 // only the proposals the admin saw and never an identity or certificate change; agent instance ids
 // (host, changes, an event's JSON, an identity problem's details) reach admins' browser sessions only.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '@watchpost/core';
 import { makeEnvelope } from '@watchpost/testkit';
@@ -18,6 +17,7 @@ import {
   recordPendingChange,
   type ApiHarness,
 } from '@watchpost/testkit/api';
+import { callApi, enrollPhone as enrollPhoneFor } from '../test-helpers/api-calls.ts';
 
 let h: ApiHarness;
 let admin: string;
@@ -27,18 +27,8 @@ let monitorId: number;
 let keyA: number;
 let keyB: number;
 
-async function call(method: 'GET' | 'POST', path: string, token: string, payload?: unknown) {
-  const r = await h.app.inject({
-    method,
-    url: `/api/v1${path}`,
-    headers: { authorization: `Bearer ${token}` },
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-  if (r.statusCode >= 500) console.log(path, r.body);
-  return { status: r.statusCode, body: r.json() };
-}
-const get = (path: string, token = monitor) => call('GET', path, token);
-const post = (path: string, payload?: unknown, token = admin) => call('POST', path, token, payload);
+const get = (path: string, token = monitor) => callApi(h.app, 'GET', path, token);
+const post = (path: string, payload?: unknown, token = admin) => callApi(h.app, 'POST', path, token, payload);
 /** The changes as an admin's list shows them: what a bulk accept sends back. */
 async function shown(...ids: number[]) {
   return Promise.all(ids.map(async (id) => ({ id, proposed: (await get(`/host-changes/${id}`, admin)).body.proposed })));
@@ -83,6 +73,21 @@ async function hostWithFacts(prefix: string) {
   return { id, hostname, change, n };
 }
 
+/**
+ * An identity change of a host from hostWithFacts: another agent instance (`instance`, key `keyId`)
+ * speaking for it, with the bound instance and key A as `current`, reported by that other agent.
+ */
+async function identityChange(host: { id: number; hostname: string }, instance: string, keyId: number, more: object = {}) {
+  return recordPendingChange(h.stores.pg, {
+    hostId: host.id,
+    kind: 'identity',
+    proposed: { agent_instance_id: instance, key_id: keyId, ...more },
+    current: { agent_instance_id: `inst-${host.hostname}`, key_id: keyA },
+    agent_instance_id: instance,
+    key_id: keyId,
+  });
+}
+
 beforeAll(async () => {
   h = await createApiHarness('host_changes');
   const [, , max] = await Promise.all([addUser(h, 'ada', 'admin'), addUser(h, 'bea', 'admin'), addUser(h, 'max', 'monitor')]);
@@ -100,14 +105,7 @@ describe('reading pending changes', () => {
   it('a monitor lists them with the host names and paging, filtered by kind, host and search; gets one', async () => {
     const a = await hostWithFacts('read');
     const b = await hostWithFacts('read');
-    const idc = await recordPendingChange(h.stores.pg, {
-      hostId: b.id,
-      kind: 'identity',
-      proposed: { agent_instance_id: 'other-inst', key_id: keyB },
-      current: { agent_instance_id: `inst-${b.hostname}`, key_id: keyA },
-      agent_instance_id: 'other-inst',
-      key_id: keyB,
-    });
+    const idc = await identityChange(b, 'other-inst', keyB);
     const all = await get('/host-changes?search=read-&page_size=2');
     expect(all.status).toBe(200);
     expect(all.body.total).toBe(3);
@@ -223,14 +221,7 @@ describe('accepting and rejecting one change', () => {
   it('accepting an identity change binds the new agent instance and key and resolves the identity conflict problem', async () => {
     const a = await hostWithFacts('ident');
     const problem = await openIdentityConflict(h.stores.pg, a.hostname);
-    const idc = await recordPendingChange(h.stores.pg, {
-      hostId: a.id,
-      kind: 'identity',
-      proposed: { agent_instance_id: 'reinstalled', key_id: keyB, ipv4: '10.7.7.7', internal_address: '10.7.7.7' },
-      current: { agent_instance_id: `inst-${a.hostname}`, key_id: keyA },
-      agent_instance_id: 'reinstalled',
-      key_id: keyB,
-    });
+    const idc = await identityChange(a, 'reinstalled', keyB, { ipv4: '10.7.7.7', internal_address: '10.7.7.7' });
     const before = await hostRow(a.id);
     const r = await post(`/host-changes/${idc}/accept`, {});
     expect(r.status).toBe(200);
@@ -413,14 +404,7 @@ describe('a bulk accept applies only what the admin saw (issue 33 item 4)', () =
 
   it('an identity proposal replaced after the admin listed it is not applied', async () => {
     const a = await hostWithFacts('late');
-    const idc = await recordPendingChange(h.stores.pg, {
-      hostId: a.id,
-      kind: 'identity',
-      proposed: { agent_instance_id: 'reinstalled-late', key_id: keyA },
-      current: { agent_instance_id: `inst-${a.hostname}`, key_id: keyA },
-      agent_instance_id: 'reinstalled-late',
-      key_id: keyA,
-    });
+    const idc = await identityChange(a, 'reinstalled-late', keyA);
     const seen = await shown(a.change, idc);
     // After the admin looked, another report replaces the proposal (the same pending change, a new agent and address).
     const replaced = await recordPendingChange(h.stores.pg, {
@@ -454,14 +438,7 @@ describe('a bulk accept applies only what the admin saw (issue 33 item 4)', () =
   it('refuses identity and certificate changes in a bulk accept (ONE_BY_ONE); the one-change route accepts them', async () => {
     const a = await hostWithFacts('onebyone');
     const problem = await openIdentityConflict(h.stores.pg, a.hostname);
-    const idc = await recordPendingChange(h.stores.pg, {
-      hostId: a.id,
-      kind: 'identity',
-      proposed: { agent_instance_id: 'reinstalled-1b1', key_id: keyB },
-      current: { agent_instance_id: `inst-${a.hostname}`, key_id: keyA },
-      agent_instance_id: 'reinstalled-1b1',
-      key_id: keyB,
-    });
+    const idc = await identityChange(a, 'reinstalled-1b1', keyB);
     const win = await insertBoundHost(h.stores.pg, {
       hostname: 'onebyone-win',
       os_family: 'windows',
@@ -526,33 +503,16 @@ describe('a bulk accept applies only what the admin saw (issue 33 item 4)', () =
 describe('agent instance ids are for admins only (issue 33 item 3)', () => {
   /** A phone enrolled for the user (the admin's own with {}), as the mobile app does; its access token. */
   async function enrollPhone(body: object): Promise<string> {
-    const c = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/devices/enrollment-codes',
-      headers: { authorization: `Bearer ${admin}` },
-      payload: body,
-    });
-    expect(c.statusCode).toBe(201);
-    const e = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/mobile/enroll',
-      payload: { code: c.json().code, device_uuid: randomUUID(), name: 'phone', platform: 'android' },
-    });
-    expect(e.statusCode).toBe(200);
-    return e.json().access_token as string;
+    const { code, enrolled } = await enrollPhoneFor(h.app, { authorization: `Bearer ${admin}` }, body);
+    expect(code.statusCode).toBe(201);
+    expect(enrolled.statusCode).toBe(200);
+    return enrolled.json().access_token as string;
   }
 
   it('a monitor and any phone read hosts, changes, events and identity problems without them; an admin sees them', async () => {
     const a = await hostWithFacts('idvis');
     const bound = `inst-${a.hostname}`;
-    const idc = await recordPendingChange(h.stores.pg, {
-      hostId: a.id,
-      kind: 'identity',
-      proposed: { agent_instance_id: 'inst-other-idvis', key_id: keyB },
-      current: { agent_instance_id: bound, key_id: keyA },
-      agent_instance_id: 'inst-other-idvis',
-      key_id: keyB,
-    });
+    const idc = await identityChange(a, 'inst-other-idvis', keyB);
     // As correlate's identity rule records it (processors/src/correlate/rules/identity.ts).
     const seenOther = { agent_instance_id: 'inst-other-idvis', key_id: keyB };
     const problem = await openIdentityConflict(h.stores.pg, a.hostname, {

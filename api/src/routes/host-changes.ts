@@ -23,10 +23,12 @@ import {
   type HostChangeDecisionResult,
   type HostChangeSelector,
 } from '@watchpost/core';
-import { ApiError, notFound } from '../errors.ts';
+import { ApiError, notFound, orNotFound } from '../errors.ts';
 import { ADMIN_ONLY_INSTANCE, seesInstanceIds, withoutInstanceIds } from '../instance-ids.ts';
 import { isHidden, loadTypeSettings } from '../queries/type-settings.ts';
-import { errorRef, pageFields, pagingQuery } from './read-schemas.ts';
+import { errorRef, pageOf, pagingQuery } from './read-schemas.ts';
+import { emptyBodyIsObject } from './shared/hooks.ts';
+import { idParams, type IdParams } from './shared/schemas.ts';
 import type { ApiDeps } from '../types.ts';
 import { publishProblemAct } from '../stream/publish.ts';
 
@@ -124,9 +126,6 @@ const listQuery = {
     ...pagingQuery,
   },
 } as const;
-
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
-type IdParams = FromSchema<typeof idParams>;
 
 const oneBody = {
   type: 'object',
@@ -244,13 +243,7 @@ const hostChangesRoutes: FastifyPluginAsync = async (app) => {
           'Remote actions use only the confirmed values until an admin accepts. At most one pending change per host and kind: ' +
           'a newer proposal replaces the older one (seen_count, last_seen).',
         querystring: listQuery,
-        response: {
-          200: {
-            type: 'object',
-            required: ['total', 'page', 'page_size', 'items'],
-            properties: { ...pageFields, items: { type: 'array', items: changeSchema } },
-          },
-        },
+        response: { 200: pageOf(changeSchema) },
       },
     },
     async (req) => {
@@ -278,11 +271,7 @@ const hostChangesRoutes: FastifyPluginAsync = async (app) => {
         response: { 200: changeSchema, 404: errorRef('NOT_FOUND') },
       },
     },
-    async (req) => {
-      const c = await getHostChange(pg, req.params.id);
-      if (!c) throw notFound('host change');
-      return toItem(c, seesInstanceIds(req));
-    },
+    async (req) => toItem(orNotFound(await getHostChange(pg, req.params.id), 'host change'), seesInstanceIds(req)),
   );
 
   const verbs = { accept: 'Accept', reject: 'Reject' } as const;
@@ -306,10 +295,8 @@ const hostChangesRoutes: FastifyPluginAsync = async (app) => {
       `/host-changes/:id/${decision}`,
       {
         config: { access: 'admin' },
-        // The body is optional: a call without one (and without a content type) is validated as {}.
-        preValidation: async (req) => {
-          req.body ??= {};
-        },
+        // The body is optional: a call without one decides whatever is pending.
+        preValidation: emptyBodyIsObject,
         schema: {
           operationId: `${decision}HostChange`,
           tags,

@@ -3,17 +3,17 @@
 // /hosts/{id}/ssh-host-key/reset (admin: forget the pinned SSH host key).
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { audit, resetSshHostKey } from '@watchpost/core';
-import { notFound } from '../errors.ts';
+import { resetSshHostKey } from '@watchpost/core';
+import { notFound, orNotFound } from '../errors.ts';
 import { seesInstanceIds } from '../instance-ids.ts';
 import { deleteHost, getHost, listHosts } from '../queries/hosts.ts';
 import { loadTypeSettings } from '../queries/type-settings.ts';
 import { withVersionFlags } from '../queries/versions.ts';
-import { errorRef, hostDetailSchema, hostRowSchema, pageFields, pagingQuery } from './read-schemas.ts';
+import { errorRef, hostDetailSchema, hostRowSchema, pageOf, pagingQuery } from './read-schemas.ts';
+import { auditCaller } from './shared/audit.ts';
+import { idParams, type IdParams } from './shared/schemas.ts';
 
 const tags = ['hosts'];
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
-type IdParams = FromSchema<typeof idParams>;
 
 const listQuery = {
   type: 'object',
@@ -45,13 +45,7 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
           'the last heartbeat/daily report (or first event) is at most SERVICE_HEARTBEAT_STALE_MINUTES old. Sorted by hostname. ' +
           '`pending_changes` counts the changes an admin has to accept or reject (GET /host-changes).',
         querystring: listQuery,
-        response: {
-          200: {
-            type: 'object',
-            required: ['total', 'page', 'page_size', 'items'],
-            properties: { ...pageFields, items: { type: 'array', items: hostRowSchema } },
-          },
-        },
+        response: { 200: pageOf(hostRowSchema) },
       },
     },
     async (req) => {
@@ -83,8 +77,7 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
     },
     async (req) => {
       const ts = await loadTypeSettings(pg);
-      const h = await getHost(pg, ts, config.heartbeat, req.params.id);
-      if (!h) throw notFound('host');
+      const h = orNotFound(await getHost(pg, ts, config.heartbeat, req.params.id), 'host');
       // The bound instance id, with the fleet key, would fetch this host's agent commands: admins only.
       if (!seesInstanceIds(req)) h.agent_instance_id = null;
       return (await withVersionFlags(pg, config.actions, [h]))[0];
@@ -125,13 +118,8 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
         cluster: config.clickhouseCluster,
       });
       if (!out) throw notFound('host');
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'host.delete',
-        target: out.hostname,
-        details: { id: req.params.id, problems_deleted: out.problems },
-      });
+      const details = { id: req.params.id, problems_deleted: out.problems };
+      await auditCaller(pg, req, 'host.delete', { target: out.hostname, details });
       return { id: req.params.id, hostname: out.hostname, problems_deleted: out.problems, events: 'deletion_submitted' as const };
     },
   );
@@ -170,15 +158,9 @@ const hostsRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (req) => {
-      const out = await resetSshHostKey(pg, req.params.id);
-      if (!out) throw notFound('host');
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'host.ssh_host_key.reset',
-        target: out.hostname,
-        details: { id: req.params.id, previous_sha256: out.previous },
-      });
+      const out = orNotFound(await resetSshHostKey(pg, req.params.id), 'host');
+      const details = { id: req.params.id, previous_sha256: out.previous };
+      await auditCaller(pg, req, 'host.ssh_host_key.reset', { target: out.hostname, details });
       return { id: req.params.id, hostname: out.hostname, previous_sha256: out.previous };
     },
   );

@@ -118,6 +118,22 @@ function deviceCookieOf(r: Reply): string {
   return line.split(';')[0]!;
 }
 
+/** A browser's cookie-flow login from `address`, sending the device cookie a login there set before. */
+const browserLogin = (username: string, password: string, address: string, cookie: string) =>
+  h.app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { username, password, refresh_cookie: true },
+    remoteAddress: address,
+    headers: { cookie },
+  });
+
+/** A browser's cookie-flow login of `u` from `address`: the device cookie the browser keeps. */
+async function browserDeviceCookie(u: { username: string; password: string }, address: string): Promise<string> {
+  const body = { username: u.username, password: u.password, refresh_cookie: true };
+  return deviceCookieOf(await call(h, 'POST', '/auth/login', {}, body, address));
+}
+
 describe('TOTP enrolment', () => {
   it('start asks for the password and shows the secret once; confirm with a code activates it and gives 10 recovery codes', async () => {
     const u = await addUser(h, 'enroller', 'monitor');
@@ -390,15 +406,7 @@ describe('self-service password change', () => {
     const u = await addUser(h, 'changer', 'monitor');
     const here = await session(h, u);
     const elsewhere = await session(h, u, '198.51.100.41');
-    const browser = await call(
-      h,
-      'POST',
-      '/auth/login',
-      {},
-      { username: u.username, password: u.password, refresh_cookie: true },
-      '198.51.100.42',
-    );
-    const cookie = deviceCookieOf(browser);
+    const cookie = await browserDeviceCookie(u, '198.51.100.42');
     const p = await phone(u.id);
     expect(await deviceStatus(p.device.id)).toBe('active');
     const auth = bearer(here.access_token);
@@ -437,13 +445,7 @@ describe('self-service password change', () => {
     expect(await deviceStatus(p.device.id)).toBe('signed_out');
     // The old password is gone; the browser's device cookie no longer marks a known browser.
     expect((await login(h, u.username, u.password, '198.51.100.43')).statusCode).toBe(401);
-    const withCookie = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/auth/login',
-      payload: { username: u.username, password: 'a new long password', refresh_cookie: true },
-      remoteAddress: '198.51.100.44',
-      headers: { cookie },
-    });
+    const withCookie = await browserLogin(u.username, 'a new long password', '198.51.100.44', cookie);
     expect(withCookie.statusCode).toBe(200);
     expect((await auditOf(u.username, 'auth.login.success')).at(-1)!.details.trusted).toBeUndefined();
   });
@@ -453,15 +455,7 @@ describe("an admin's password reset", () => {
   it("ends every session of the user, signs out their phones and voids their browsers' device cookies", async () => {
     const u = await addUser(h, 'reset-me', 'monitor');
     const s = await session(h, u);
-    const browser = await call(
-      h,
-      'POST',
-      '/auth/login',
-      {},
-      { username: u.username, password: u.password, refresh_cookie: true },
-      '198.51.100.51',
-    );
-    const cookie = deviceCookieOf(browser);
+    const cookie = await browserDeviceCookie(u, '198.51.100.51');
     const p = await phone(u.id);
     expect((await post(`/users/${u.id}/password`, adminAuth, { password: 'reset by the admin' })).statusCode).toBe(204);
     expect((await get('/auth/me', bearer(s.access_token))).statusCode).toBe(401);
@@ -469,13 +463,7 @@ describe("an admin's password reset", () => {
     expect((await get('/mobile/device', bearer(p.access_token))).statusCode).toBe(401);
     expect((await post('/auth/refresh', {}, { refresh_token: p.refresh_token })).statusCode).toBe(401);
     expect(await deviceStatus(p.device.id)).toBe('signed_out');
-    const withCookie = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/auth/login',
-      payload: { username: u.username, password: 'reset by the admin', refresh_cookie: true },
-      remoteAddress: '198.51.100.52',
-      headers: { cookie },
-    });
+    const withCookie = await browserLogin(u.username, 'reset by the admin', '198.51.100.52', cookie);
     expect(withCookie.statusCode).toBe(200);
     expect((await auditOf(u.username, 'auth.login.success')).at(-1)!.details.trusted).toBeUndefined();
   });

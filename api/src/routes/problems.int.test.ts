@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
+import { callApi } from '../test-helpers/api-calls.ts';
 
 let h: ApiHarness;
 let admin: string;
@@ -34,15 +35,8 @@ const SEEDS: Seed[] = [
 const ids: Record<string, string> = {};
 const now = Date.now();
 
-async function call(method: 'GET' | 'POST', path: string, token: string, payload?: unknown) {
-  const r = await h.app.inject({
-    method,
-    url: `/api/v1${path}`,
-    headers: { authorization: `Bearer ${token}` },
-    ...(payload === undefined ? {} : { payload: payload as object }),
-  });
-  return { status: r.statusCode, body: r.json() };
-}
+const call = (method: 'GET' | 'POST', path: string, token: string, payload?: unknown) =>
+  callApi(h.app, method, path, token, payload);
 const keysOf = (items: { id: string }[]) => items.map((i) => Object.keys(ids).find((k) => ids[k] === i.id));
 
 async function auditRows(target: string) {

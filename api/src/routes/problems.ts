@@ -3,11 +3,10 @@
 // POST /problems/bulk (several at once, each refusal reported). Every act is audited and published live.
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { audit } from '@watchpost/core';
 import { SEVERITIES, type Severity } from '@watchpost/schemas';
 import type { ApiDeps } from '../types.ts';
 import { publishProblemAct } from '../stream/publish.ts';
-import { ApiError, notFound } from '../errors.ts';
+import { ApiError, notFound, orNotFound } from '../errors.ts';
 import { seesInstanceIds, withoutInstanceIds } from '../instance-ids.ts';
 import {
   applyProblemAction,
@@ -30,6 +29,8 @@ import {
   SEVERITY_LIST_PATTERN,
   TYPE_PATTERN,
 } from './read-schemas.ts';
+import { auditCaller } from './shared/audit.ts';
+import { emptyBodyIsObject } from './shared/hooks.ts';
 
 const tags = ['problems', 'mobile'];
 
@@ -117,10 +118,6 @@ const bulkResponse = {
 /** Blank or whitespace-only messages are stored as none. */
 const cleanMessage = (m: string | undefined): string | null => (m?.trim() ? m.trim() : null);
 
-async function emptyBodyIsObject(req: FastifyRequest): Promise<void> {
-  req.body ??= {};
-}
-
 /** The audit entry of one act (as admin acts elsewhere: actor, address, action, target). */
 async function auditAct(
   deps: ApiDeps,
@@ -130,13 +127,7 @@ async function auditAct(
   message: string | null,
   bulk: boolean,
 ): Promise<void> {
-  await audit(deps.pg, {
-    actor: req.user!.username,
-    address: req.ip,
-    action: `problem.${action}`,
-    target: id,
-    details: { message, ...(bulk ? { bulk: true } : {}) },
-  });
+  await auditCaller(deps.pg, req, `problem.${action}`, { target: id, details: { message, ...(bulk ? { bulk: true } : {}) } });
 }
 
 const problemsRoutes: FastifyPluginAsync = async (app) => {
@@ -209,9 +200,7 @@ const problemsRoutes: FastifyPluginAsync = async (app) => {
       },
     },
     async (req) => {
-      const p = await getProblem(pg, await loadTypeSettings(pg), req.params.id);
-      if (!p) throw notFound('problem');
-      return forCaller(req, p);
+      return forCaller(req, orNotFound(await getProblem(pg, await loadTypeSettings(pg), req.params.id), 'problem'));
     },
   );
 

@@ -24,6 +24,14 @@ export const pageFields = {
   page_size: int,
 } as const;
 
+/** The answer of a paged list (`pagingQuery`): the page fields and the rows of the page. */
+export const pageOf = <T extends object>(row: T) =>
+  ({
+    type: 'object',
+    required: ['total', 'page', 'page_size', 'items'],
+    properties: { ...pageFields, items: { type: 'array', items: row } },
+  }) as const;
+
 export const eventRowSchema = {
   type: 'object',
   required: ['event_id', 'occurred_at', 'received_at', 'hostname', 'type', 'severity', 'title', 'flap'],

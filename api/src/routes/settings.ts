@@ -5,8 +5,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { SEVERITIES } from '@watchpost/schemas';
-import { audit } from '@watchpost/core';
 import { notFound } from '../errors.ts';
+import { auditCaller } from './shared/audit.ts';
+import { listAllRoute } from './shared/list-route.ts';
+import { noContent } from './shared/schemas.ts';
 
 const tags = ['settings'];
 const TYPE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$';
@@ -23,17 +25,24 @@ const typeSetting = {
     updated_by: { type: 'string', nullable: true },
   },
 } as const;
+const listRoute = {
+  access: 'admin',
+  operationId: 'listEventTypeSettings',
+  tags,
+  summary: 'Severity overrides and visibility per event type',
+  item: typeSetting,
+} as const;
 const typeParams = {
   type: 'object',
   required: ['type'],
   properties: { type: { type: 'string', pattern: TYPE_PATTERN } },
 } as const;
+type TypeParams = FromSchema<typeof typeParams>;
 const uiSettings = {
   type: 'object',
   required: ['sidebar_stats'],
   properties: { sidebar_stats: { type: 'boolean', description: 'show system statistics in the sidebar' } },
 } as const;
-type TypeParams = FromSchema<typeof typeParams>;
 const typeSettingBody = {
   type: 'object',
   required: ['severity_override', 'visible'],
@@ -57,24 +66,12 @@ const view = (r: Row) => ({ ...r, updated_at: r.updated_at.toISOString() });
 const settingsRoutes: FastifyPluginAsync = async (app) => {
   const { pg } = app.deps;
 
-  app.get(
-    '/settings/event-types',
-    {
-      config: { access: 'admin' },
-      schema: {
-        operationId: 'listEventTypeSettings',
-        tags,
-        summary: 'Severity overrides and visibility per event type',
-        response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: typeSetting } } } },
-      },
-    },
-    async () => {
-      const r = await pg.query<Row>(
-        'SELECT type, severity_override, visible, updated_at, updated_by FROM event_type_settings ORDER BY type',
-      );
-      return { items: r.rows.map(view) };
-    },
-  );
+  listAllRoute(app, '/settings/event-types', listRoute, async () => {
+    const r = await pg.query<Row>(
+      'SELECT type, severity_override, visible, updated_at, updated_by FROM event_type_settings ORDER BY type',
+    );
+    return r.rows.map(view);
+  });
 
   app.put<{ Params: TypeParams; Body: FromSchema<typeof typeSettingBody> }>(
     '/settings/event-types/:type',
@@ -100,13 +97,7 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
          RETURNING type, severity_override, visible, updated_at, updated_by`,
         [req.params.type, req.body.severity_override, req.body.visible, req.user!.username],
       );
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'setting.event_type',
-        target: req.params.type,
-        details: { ...req.body },
-      });
+      await auditCaller(pg, req, 'setting.event_type', { target: req.params.type, details: { ...req.body } });
       return view(r.rows[0]!);
     },
   );
@@ -120,18 +111,13 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
         tags,
         summary: 'Remove the settings of an event type (back to the agent’s severity, visible)',
         params: typeParams,
-        response: { 204: { description: 'removed', type: 'null' }, 404: { description: 'NOT_FOUND' } },
+        response: { 204: noContent('removed'), 404: { description: 'NOT_FOUND' } },
       },
     },
     async (req, reply) => {
       const r = await pg.query('DELETE FROM event_type_settings WHERE type = $1', [req.params.type]);
       if (!r.rowCount) throw notFound('event type setting');
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'setting.event_type.delete',
-        target: req.params.type,
-      });
+      await auditCaller(pg, req, 'setting.event_type.delete', { target: req.params.type });
       return reply.code(204).send();
     },
   );
@@ -167,13 +153,7 @@ const settingsRoutes: FastifyPluginAsync = async (app) => {
          ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, updated_at = now(), updated_by = EXCLUDED.updated_by`,
         [SIDEBAR_STATS_KEY, JSON.stringify(req.body.sidebar_stats), req.user!.username],
       );
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'setting.ui',
-        target: SIDEBAR_STATS_KEY,
-        details: { ...req.body },
-      });
+      await auditCaller(pg, req, 'setting.ui', { target: SIDEBAR_STATS_KEY, details: { ...req.body } });
       return { sidebar_stats: req.body.sidebar_stats };
     },
   );

@@ -1,9 +1,9 @@
 // Removing users on the real stores: admin only, never the last active admin nor yourself; the user's
 // browser sessions and mobile devices end at once, history (audit, acknowledgements) keeps the name.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LastAdminError, removeUserKeepingAnAdmin } from '@watchpost/core';
 import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
+import { enrollPhone } from '../test-helpers/api-calls.ts';
 
 let h: ApiHarness;
 let adminAuth: Record<string, string>;
@@ -26,18 +26,8 @@ describe('DELETE /api/v1/users/{id}', () => {
     const session = (await login(h, u.username, u.password)).json();
     expect((await h.app.inject({ url: '/api/v1/auth/me', headers: bearer(session.access_token) })).statusCode).toBe(200);
     // A phone enrolled for the user.
-    const code = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/devices/enrollment-codes',
-      headers: adminAuth,
-      payload: { user_id: u.id },
-    });
+    const { code, enrolled } = await enrollPhone(h.app, adminAuth, { user_id: u.id }, 'Pixel');
     expect(code.statusCode).toBe(201);
-    const enrolled = await h.app.inject({
-      method: 'POST',
-      url: '/api/v1/mobile/enroll',
-      payload: { code: code.json().code, device_uuid: randomUUID(), name: 'Pixel', platform: 'android' },
-    });
     expect(enrolled.statusCode).toBe(200);
     const device = enrolled.json();
     expect((await h.app.inject({ url: '/api/v1/events', headers: bearer(device.access_token) })).statusCode).toBe(200);

@@ -2,9 +2,11 @@
 // second factor of a user locked out of it, remove.
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { ApiError, notFound } from '../errors.ts';
+import { ApiError, notFound, orNotFound } from '../errors.ts';
+import { auditCaller } from './shared/audit.ts';
+import { listAllRoute } from './shared/list-route.ts';
+import { idParams, noContent, type IdParams } from './shared/schemas.ts';
 import {
-  audit,
   createUser,
   getUserById,
   InvalidUsernameError,
@@ -39,8 +41,8 @@ const userSchema = {
     updated_at: { type: 'string', format: 'date-time' },
   },
 } as const;
-const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
-type IdParams = FromSchema<typeof idParams>;
+
+const listRoute = { access: 'admin', operationId: 'listUsers', tags, summary: 'List users', item: userSchema } as const;
 
 const createBody = {
   type: 'object',
@@ -69,19 +71,7 @@ const view = (u: UserRecord) => ({
 const usersRoutes: FastifyPluginAsync = async (app) => {
   const { pg } = app.deps;
 
-  app.get(
-    '/users',
-    {
-      config: { access: 'admin' },
-      schema: {
-        operationId: 'listUsers',
-        tags,
-        summary: 'List users',
-        response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: userSchema } } } },
-      },
-    },
-    async () => ({ items: (await listUsers(pg)).map(view) }),
-  );
+  listAllRoute(app, '/users', listRoute, async () => (await listUsers(pg)).map(view));
 
   app.post<{ Body: FromSchema<typeof createBody> }>(
     '/users',
@@ -99,13 +89,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
     async (req, reply) => {
       try {
         const user = await createUser(pg, req.body);
-        await audit(pg, {
-          actor: req.user!.username,
-          address: req.ip,
-          action: 'user.create',
-          target: user.username,
-          details: { role: user.role },
-        });
+        await auditCaller(pg, req, 'user.create', { target: user.username, details: { role: user.role } });
         return reply.code(201).send(view(user));
       } catch (err) {
         if (err instanceof UserExistsError) throw new ApiError(409, 'USER_EXISTS', err.message);
@@ -140,13 +124,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
         throw err instanceof LastAdminError ? new ApiError(409, 'LAST_ADMIN', err.message) : err;
       });
       if (!updated) throw notFound('user');
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'user.update',
-        target: updated.username,
-        details: { ...req.body },
-      });
+      await auditCaller(pg, req, 'user.update', { target: updated.username, details: { ...req.body } });
       return view(updated);
     },
   );
@@ -166,13 +144,12 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
           'To change your own password use POST /api/v1/account/password, which keeps your session.',
         params: idParams,
         body: passwordBody,
-        response: { 204: { description: 'password changed', type: 'null' }, 404: { description: 'NOT_FOUND' } },
+        response: { 204: noContent('password changed'), 404: { description: 'NOT_FOUND' } },
       },
     },
     async (req, reply) => {
-      const u = await resetPassword(pg, req.params.id, req.body.password);
-      if (!u) throw notFound('user');
-      await audit(pg, { actor: req.user!.username, address: req.ip, action: 'user.password_reset', target: u.username });
+      const u = orNotFound(await resetPassword(pg, req.params.id, req.body.password), 'user');
+      await auditCaller(pg, req, 'user.password_reset', { target: u.username });
       return reply.code(204).send();
     },
   );
@@ -193,7 +170,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
           'password and a code: a stolen session cannot remove the factor).',
         params: idParams,
         response: {
-          204: { description: 'removed', type: 'null' },
+          204: noContent('removed'),
           404: { description: 'NOT_FOUND' },
           409: { description: 'SELF_RESET' },
         },
@@ -204,7 +181,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
         throw new ApiError(409, 'SELF_RESET', 'use your account’s security page to remove your own second factor');
       const target = await getUserById(pg, req.params.id);
       if (!target || !(await removeTotp(pg, target.id))) throw notFound('second factor of that user');
-      await audit(pg, { actor: req.user!.username, address: req.ip, action: 'user.totp_reset', target: target.username });
+      await auditCaller(pg, req, 'user.totp_reset', { target: target.username });
       return reply.code(204).send();
     },
   );
@@ -223,7 +200,7 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
           '409 LAST_ADMIN when the user is the last active admin; 409 SELF_REMOVAL for your own account (another admin removes it).',
         params: idParams,
         response: {
-          204: { description: 'removed', type: 'null' },
+          204: noContent('removed'),
           404: { description: 'NOT_FOUND' },
           409: { description: 'LAST_ADMIN or SELF_REMOVAL' },
         },
@@ -236,12 +213,10 @@ const usersRoutes: FastifyPluginAsync = async (app) => {
         throw err instanceof LastAdminError ? new ApiError(409, 'LAST_ADMIN', 'the last active admin cannot be removed') : err;
       });
       if (!removed) throw notFound('user');
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'user.remove',
-        target: removed.user.username,
-        details: { role: removed.user.role, active: removed.user.active, sessions: removed.sessions, devices: removed.devices },
+      const { user, sessions, devices } = removed;
+      await auditCaller(pg, req, 'user.remove', {
+        target: user.username,
+        details: { role: user.role, active: user.active, sessions, devices },
       });
       return reply.code(204).send();
     },

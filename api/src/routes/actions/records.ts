@@ -2,8 +2,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { getAction, listActions } from '@watchpost/core';
-import { notFound } from '../../errors.ts';
+import { orNotFound } from '../../errors.ts';
 import { errorRef } from '../read-schemas.ts';
+import { itemsOf } from '../shared/schemas.ts';
 import { actionSchema, hostParams, tags } from './schemas.ts';
 
 const listQuery = {
@@ -29,7 +30,7 @@ const actionRecordsRoutes: FastifyPluginAsync = async (app) => {
         summary: 'Remote actions, newest first',
         description: 'Keyset paging: pass the last id of a page as `before_id` for the next one.',
         querystring: listQuery,
-        response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: actionSchema } } } },
+        response: { 200: itemsOf(actionSchema) },
       },
     },
     async (req) => ({
@@ -53,11 +54,7 @@ const actionRecordsRoutes: FastifyPluginAsync = async (app) => {
         response: { 200: actionSchema, 404: errorRef('NOT_FOUND') },
       },
     },
-    async (req) => {
-      const a = await getAction(pg, req.params.id);
-      if (!a) throw notFound('action');
-      return a;
-    },
+    async (req) => orNotFound(await getAction(pg, req.params.id), 'action'),
   );
 };
 

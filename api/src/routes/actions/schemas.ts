@@ -50,7 +50,8 @@ export const actionSchema = {
   },
 } as const;
 
-export const hostParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
+/** The `{id}` of a host (or of an action, a bundle): a positive integer. */
+export { idParams as hostParams } from '../shared/schemas.ts';
 export const eventParams = {
   type: 'object',
   required: ['event_id'],

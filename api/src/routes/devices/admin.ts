@@ -1,8 +1,10 @@
 // Admin side of mobile devices: single-use enrollment codes, and the device records (list, revoke, delete).
 import type { FastifyPluginAsync } from 'fastify';
 import { withTransaction } from '@watchpost/runtime';
-import { audit, deleteDevice, getDevice, getUserById, issueEnrollmentCode, listDevices, revokeDevice } from '@watchpost/core';
+import { deleteDevice, getDevice, getUserById, issueEnrollmentCode, listDevices, revokeDevice } from '@watchpost/core';
 import { ApiError, notFound } from '../../errors.ts';
+import { auditCaller } from '../shared/audit.ts';
+import { listAllRoute } from '../shared/list-route.ts';
 import {
   dateTime,
   deviceSchema,
@@ -13,6 +15,14 @@ import {
   type EnrollmentCodeBody,
   type IdParams,
 } from './schemas.ts';
+
+const listRoute = {
+  access: 'admin',
+  operationId: 'listDevices',
+  tags,
+  summary: 'Enrolled mobile devices with their last use',
+  item: deviceSchema,
+} as const;
 
 export const deviceAdminRoutes: FastifyPluginAsync = async (app) => {
   const { pg, config } = app.deps;
@@ -67,30 +77,13 @@ export const deviceAdminRoutes: FastifyPluginAsync = async (app) => {
         createdBy: req.user!.username,
         ttlMinutes: config.devices.codeTtlMinutes,
       });
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'device.code_issue',
-        details: { code_id: c.id, user: user.username },
-      });
+      await auditCaller(pg, req, 'device.code_issue', { details: { code_id: c.id, user: user.username } });
       reply.code(201);
       return { id: c.id, code: c.code, expires_at: c.expires_at.toISOString(), user_id: user.id, username: user.username };
     },
   );
 
-  app.get(
-    '/devices',
-    {
-      config: { access: 'admin' },
-      schema: {
-        operationId: 'listDevices',
-        tags,
-        summary: 'Enrolled mobile devices with their last use',
-        response: { 200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: deviceSchema } } } },
-      },
-    },
-    async () => ({ items: (await listDevices(pg)).map(view) }),
-  );
+  listAllRoute(app, '/devices', listRoute, async () => (await listDevices(pg)).map(view));
 
   app.post<{ Params: IdParams }>(
     '/devices/:id/revoke',
@@ -107,12 +100,7 @@ export const deviceAdminRoutes: FastifyPluginAsync = async (app) => {
     async (req) => {
       const ok = await withTransaction(pg, (c) => revokeDevice(c, req.params.id, req.user!.username));
       if (!ok) throw notFound('device');
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'device.revoke',
-        details: { device_id: req.params.id },
-      });
+      await auditCaller(pg, req, 'device.revoke', { details: { device_id: req.params.id } });
       return view((await getDevice(pg, req.params.id))!);
     },
   );
@@ -132,10 +120,7 @@ export const deviceAdminRoutes: FastifyPluginAsync = async (app) => {
     async (req, reply) => {
       const d = await getDevice(pg, req.params.id);
       if (!d || !(await deleteDevice(pg, req.params.id))) throw notFound('device');
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: 'device.delete',
+      await auditCaller(pg, req, 'device.delete', {
         details: { device_id: d.id, device_uuid: d.device_uuid, name: d.name, user: d.username },
       });
       return reply.code(204).send();

@@ -57,8 +57,7 @@ export const view = ({ session_live, ...d }: DeviceRow) => ({
   revoked_at: iso(d.revoked_at),
 });
 
-export const idParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
-export type IdParams = FromSchema<typeof idParams>;
+export { idParams, type IdParams } from '../shared/schemas.ts';
 
 export const enrollmentCodeBody = {
   type: 'object',

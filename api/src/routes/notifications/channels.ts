@@ -4,7 +4,6 @@
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { NOTIFY_CHANNELS, type NotifyChannel } from '@watchpost/schemas';
 import {
-  audit,
   auditableChannelInput,
   channelConfigView,
   channelDefaults,
@@ -14,6 +13,7 @@ import {
   type ChannelInput,
 } from '@watchpost/core';
 import { ApiError } from '../../errors.ts';
+import { auditCaller } from '../shared/audit.ts';
 import { channelEnum, tags } from './schemas.ts';
 import { testSendRoutes } from './test-send.ts';
 
@@ -74,12 +74,7 @@ function channelRoutes<C extends NotifyChannel>(app: FastifyInstance, channel: C
       } catch (err) {
         throw new ApiError(400, 'BAD_REQUEST', (err as Error).message);
       }
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: `setting.notify_${channel}`,
-        details: auditableChannelInput(channel, body),
-      });
+      await auditCaller(pg, req, `setting.notify_${channel}`, { details: auditableChannelInput(channel, body) });
       return channelConfigView(pg, config.notify, channel);
     },
   );

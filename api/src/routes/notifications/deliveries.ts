@@ -2,6 +2,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { listDeliveries } from '@watchpost/core';
+import { itemsOf } from '../shared/schemas.ts';
 import { channelEnum, dateTime, deliverySchema, deliveryView, tags } from './schemas.ts';
 
 const deliveriesQuery = {
@@ -27,9 +28,7 @@ const deliveriesRoutes: FastifyPluginAsync = async (app) => {
         tags,
         summary: 'Deliveries, newest change first (state=failed: the dead ones)',
         querystring: deliveriesQuery,
-        response: {
-          200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: deliverySchema } } },
-        },
+        response: { 200: itemsOf(deliverySchema) },
       },
     },
     async (req) => {

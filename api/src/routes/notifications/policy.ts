@@ -1,7 +1,8 @@
 // The notification policy: minimum severity and channels (admin).
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { audit, loadPolicy, savePolicy } from '@watchpost/core';
+import { loadPolicy, savePolicy } from '@watchpost/core';
+import { auditCaller } from '../shared/audit.ts';
 import { policySchema, tags } from './schemas.ts';
 
 const policyBody = {
@@ -47,7 +48,7 @@ const policyRoutes: FastifyPluginAsync = async (app) => {
     },
     async (req) => {
       await savePolicy(pg, { minSeverity: req.body.min_severity, channels: req.body.channels }, req.user!.username);
-      await audit(pg, { actor: req.user!.username, address: req.ip, action: 'setting.notify_policy', details: req.body });
+      await auditCaller(pg, req, 'setting.notify_policy', { details: req.body });
       return view();
     },
   );

@@ -1,7 +1,8 @@
 // The service's daily reports (any user): the list, and one with its HTML and text.
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { notFound } from '../../errors.ts';
+import { orNotFound } from '../../errors.ts';
+import { idParams, itemsOf, type IdParams } from '../shared/schemas.ts';
 import { dateTime, str, tags } from './schemas.ts';
 
 const reportSummary = {
@@ -23,7 +24,6 @@ const listQuery = {
   additionalProperties: false,
   properties: { limit: { type: 'integer', minimum: 1, maximum: 365, default: 30 } },
 } as const;
-const reportParams = { type: 'object', required: ['id'], properties: { id: { type: 'integer', minimum: 1 } } } as const;
 
 interface ReportRow {
   id: string;
@@ -56,9 +56,7 @@ const reportsRoutes: FastifyPluginAsync = async (app) => {
         tags,
         summary: "The service's daily reports, newest first",
         querystring: listQuery,
-        response: {
-          200: { type: 'object', required: ['items'], properties: { items: { type: 'array', items: reportSummary } } },
-        },
+        response: { 200: itemsOf(reportSummary) },
       },
     },
     async (req) => {
@@ -71,7 +69,7 @@ const reportsRoutes: FastifyPluginAsync = async (app) => {
     },
   );
 
-  app.get<{ Params: FromSchema<typeof reportParams> }>(
+  app.get<{ Params: IdParams }>(
     '/reports/daily/:id',
     {
       config: { access: 'user' },
@@ -79,7 +77,7 @@ const reportsRoutes: FastifyPluginAsync = async (app) => {
         operationId: 'getDailyReport',
         tags,
         summary: 'One daily report with its HTML (built by the service, every value escaped) and text',
-        params: reportParams,
+        params: idParams,
         response: {
           200: {
             ...reportSummary,
@@ -95,8 +93,7 @@ const reportsRoutes: FastifyPluginAsync = async (app) => {
            FROM daily_reports WHERE id = $1`,
         [req.params.id],
       );
-      if (!r.rows[0]) throw notFound('report');
-      return reportView(r.rows[0]);
+      return reportView(orNotFound(r.rows[0], 'report'));
     },
   );
 };

@@ -11,7 +11,7 @@ import {
   type TestSendJob,
   type TestSendResult,
 } from '@watchpost/schemas';
-import { audit } from '@watchpost/core';
+import { auditCaller } from '../shared/audit.ts';
 import { ApiError } from '../../errors.ts';
 import { channelEnum, str, tags } from './schemas.ts';
 
@@ -75,7 +75,7 @@ export function testSendRoutes(app: FastifyInstance): (channel: NotifyChannel) =
             job: { lifo: true, removeOnComplete: 100, removeOnFail: 100, attempts: 1 },
           },
         );
-        await audit(pg, { actor: req.user!.username, address: req.ip, action: `notify_test.${channel}`, details: {} });
+        await auditCaller(pg, req, `notify_test.${channel}`, { details: {} });
         if (r.status === 'timed_out')
           throw new ApiError(
             504,

@@ -5,7 +5,6 @@
 // Admin only. A new section is its file in core and its entry in REMOTE_ACCESS_SECTIONS: no API file changes.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import {
-  audit,
   auditableInput,
   loadSecretsKey,
   REMOTE_ACCESS_SECTIONS,
@@ -15,6 +14,7 @@ import {
 } from '@watchpost/core';
 import type { AnySettingsSection } from '@watchpost/core';
 import { ApiError } from '../../errors.ts';
+import { auditCaller } from '../shared/audit.ts';
 
 const tags = ['settings'];
 
@@ -51,12 +51,7 @@ export function mountSettingsSection(app: FastifyInstance, section: AnySettingsS
         if (err instanceof SettingRefused) throw new ApiError(400, 'VALIDATION_FAILED', err.message);
         throw err;
       }
-      await audit(pg, {
-        actor: req.user!.username,
-        address: req.ip,
-        action: section.auditAction,
-        details: auditableInput(section, body, section.auditUnchangedSecrets),
-      });
+      await auditCaller(pg, req, section.auditAction, { details: auditableInput(section, body, section.auditUnchangedSecrets) });
       return sectionView(pg, section, config);
     },
   );
