@@ -10,7 +10,6 @@
 // second), so its two partial edge hours are always read from `events`; an absolute 12-hour window cut
 // mid-hour is timed too. Env: BENCH_EVENTS, BENCH_REQUESTS (50), BENCH_HOSTS (200),
 // BENCH_KEEP=1 keeps the databases.
-import Fastify from 'fastify';
 import { performance } from 'node:perf_hooks';
 import { queryRows } from '@watchpost/runtime';
 import { sql } from '@watchpost/runtime';
@@ -18,9 +17,10 @@ import { createQueue, createRedis } from '@watchpost/runtime';
 import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schemas';
 import { createTestStores, testConfig, uniqueTestName } from '@watchpost/testkit';
 import { ROLLUP_OVERLAP_SECONDS, runHourlyRollup } from '@watchpost/testkit/api';
-import { authSettingsFrom, buildApiApp, createActionsQueue, type ApiDeps } from '@watchpost/api';
+import { createActionsQueue } from '@watchpost/api';
 import { createUser } from '@watchpost/core';
 import { seedBenchEvents, seedBenchPostgres } from './seed-dashboard.ts';
+import { BENCH_USER, benchApiApp, benchLogin } from './bench-app.ts';
 
 const N = Number(process.env.BENCH_EVENTS ?? 10_000_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 50);
@@ -82,7 +82,7 @@ try {
   console.log(`postgres: ${HOSTS} hosts, 5,000 problems, 1 hidden type, 1 severity override`);
 
   // ---- the real app ----
-  const deps: ApiDeps = {
+  const app = await benchApiApp({
     config,
     pg,
     redis,
@@ -90,21 +90,9 @@ try {
     clickhouse: ch,
     notifications,
     actions,
-    auth: authSettingsFrom(config, new TextEncoder().encode('bench-secret-bench-secret-bench-secret-0123')),
-    verifyAgentKey: async () => false,
-    resentOf: async () => null,
-  };
-  const app = Fastify({ logger: false });
-  await app.register(buildApiApp(deps));
-  await app.ready();
-  await createUser(pg, { username: 'bench', password: 'bench-password-123', role: 'monitor' });
-  const token = (
-    await app.inject({
-      method: 'POST',
-      url: '/api/v1/auth/login',
-      payload: { username: 'bench', password: 'bench-password-123' },
-    })
-  ).json().access_token as string;
+  });
+  await createUser(pg, { ...BENCH_USER, role: 'monitor' });
+  const token = await benchLogin(app);
   const summary = () =>
     app.inject({ method: 'GET', url: '/api/v1/dashboards/summary', headers: { authorization: `Bearer ${token}` } });
 

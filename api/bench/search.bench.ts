@@ -7,7 +7,6 @@
 // app (inject, real auth): p50/p95 per kind and engine, target p95 <= 300 ms. Env: BENCH_EVENTS,
 // BENCH_CHDB_EVENTS (default BENCH_EVENTS; 0 skips chDB), BENCH_REQUESTS (20), BENCH_HOSTS,
 // BENCH_KEEP=1 keeps the 18.16 database.
-import Fastify from 'fastify';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import {
@@ -24,9 +23,10 @@ import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schema
 import { createTestStores, testConfig } from '@watchpost/testkit';
 import { createChdbClient } from '@watchpost/testkit/chdb';
 import { runHourlyRollup } from '@watchpost/testkit/api';
-import { authSettingsFrom, buildApiApp, createActionsQueue, type ApiDeps } from '@watchpost/api';
+import { createActionsQueue } from '@watchpost/api';
 import { createUser } from '@watchpost/core';
 import { applyClickhouseMigrations } from '@watchpost/core/migrate';
+import { BENCH_USER, benchApiApp, benchLogin } from './bench-app.ts';
 
 const N = Number(process.env.BENCH_EVENTS ?? 10_000_000);
 const N_CHDB = Number(process.env.BENCH_CHDB_EVENTS ?? N);
@@ -129,7 +129,7 @@ async function measure(engine: string, ch: ClickHouseClient, database: string, p
   const queueRedis = [createRedis(config.redisUrl, { forBullmq: true }), createRedis(config.redisUrl, { forBullmq: true })];
   const notifications = createQueue<LoginRateLimitedJob>(config, NOTIFICATIONS_QUEUE, queueRedis[0]!);
   const actions = createActionsQueue(config, queueRedis[1]!);
-  const deps: ApiDeps = {
+  const app = await benchApiApp({
     config,
     pg,
     redis,
@@ -137,25 +137,11 @@ async function measure(engine: string, ch: ClickHouseClient, database: string, p
     clickhouse: ch,
     notifications,
     actions,
-    auth: authSettingsFrom(config, new TextEncoder().encode('bench-secret-bench-secret-bench-secret-0123')),
-    verifyAgentKey: async () => false,
-    resentOf: async () => null,
-  };
-  const app = Fastify({ logger: false });
-  await app.register(buildApiApp(deps));
-  await app.ready();
-  const login = async () => {
-    const r = await app.inject({
-      method: 'POST',
-      url: '/api/v1/auth/login',
-      payload: { username: 'bench', password: 'bench-password-123' },
-    });
-    return r.json().access_token as string;
-  };
+  });
   const out: { kind: string; p50: number; p95: number; result: string }[] = [];
   for (const [kind, q] of kinds(now)) {
     // A fresh token per kind: on a busy machine the whole run outlasts one.
-    const token = await login();
+    const token = await benchLogin(app);
     const get = () => app.inject({ method: 'GET', url: `/api/v1/events${q}`, headers: { authorization: `Bearer ${token}` } });
     const first = await get();
     if (first.statusCode !== 200) throw new Error(`${kind}: ${first.statusCode} ${first.body}`);
@@ -207,7 +193,7 @@ const config = testConfig('bench_search', { LOG_LEVEL: 'silent' });
 const s = await createTestStores(config, { kafka: false });
 let chdb: ClickHouseClient | null = null;
 try {
-  await createUser(s.pg, { username: 'bench', password: 'bench-password-123', role: 'monitor' });
+  await createUser(s.pg, { ...BENCH_USER, role: 'monitor' });
   const results: Record<string, Awaited<ReturnType<typeof measure>>> = {};
   results['18.16'] = await measure('18.16', s.ch, config.clickhouseDatabase, s.pg, N);
   if (N_CHDB > 0) {

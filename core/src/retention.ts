@@ -3,30 +3,10 @@
 // scheduler role runs it every hour (one BullMQ job per tick: one run cluster-wide). Only finished rows
 // go: never a live problem, a pending command or offer, a queued or running action. What is kept, and
 // why, is in the README (configuration, "Retention").
-import type { Pool } from '@watchpost/runtime';
+import type { Pool, PostgresRetention } from '@watchpost/runtime';
 
-export interface RetentionSettings {
-  /** Correlate's idempotency ledger: must outlive the longest time Kafka can redeliver an event (topic retention 7 days). */
-  ledgerHours: number;
-  /** Problem outbox rows already sent to problems.v1. */
-  outboxSentDays: number;
-  /** Audit log entries, and host changes an admin accepted or rejected. */
-  auditDays: number;
-  /** Refresh tokens past their expiry or revocation (their session is over), and spent or expired enrollment codes. */
-  refreshTokenDays: number;
-  /** Notification decisions and their deliveries. */
-  notificationDays: number;
-  /**
-   * Resolved problems (by resolved_at) with their timeline and flap pairs; timeline entries of live
-   * problems received before it; gateway halves (302/303) that waited that long for their partner.
-   */
-  problemDays: number;
-  /** Finished remote actions (succeeded or failed). */
-  actionDays: number;
-  /** Finished agent commands; update offers done (or whose fallback started) and not offered since. */
-  agentCommandDays: number;
-  /** Daily reports (the newest per time zone is always kept: the scheduler's missed-day check needs one). */
-  reportDays: number;
+/** The configured ages (runtime reads them from the environment: postgresRetentionConfig). */
+export interface RetentionSettings extends PostgresRetention {
   /** Rows per DELETE statement (default 5000; tests use a small one). */
   chunkRows?: number;
 }

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createKafka, createQueue, createRedis, type Redis } from '@watchpost/runtime';
 import { createApiKey, loadSecretsKey } from '@watchpost/core';
 import { ACTIONS_QUEUE, type ActionsQueueJob } from '@watchpost/schemas';
-import { memoryLogger, rdpMonitor, windowsAgent } from '@watchpost/testkit';
+import { memoryLogger, rdpMonitor, waitFor, windowsAgent } from '@watchpost/testkit';
 import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
 import {
   createTestGitRepo,
@@ -15,6 +15,7 @@ import {
   runUpdateFallback,
   startActionsWorker,
   type TestGitRepo,
+  type TestHost,
 } from '@watchpost/testkit/actions';
 import { buildIngestApp } from './app.ts';
 
@@ -46,14 +47,17 @@ async function agent(path: string, payload: object | string, apiKey = key) {
   });
   return { status: r.statusCode, body: r.body ? r.json() : null };
 }
-async function until<T>(read: () => Promise<T>, ok: (v: T) => boolean, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await read();
-    if (ok(v) || Date.now() > end) return v;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/**
+ * Inserts a host row bound to `key` and to the agent instance `instance` (the agent poll serves a host's
+ * commands and update only to that agent); returns its id.
+ */
+const insertBoundHost = (
+  hostname: string,
+  product: TestHost['product'],
+  version: string,
+  address: string,
+  instance = inst[hostname],
+) => insertHost(h.stores.pg, { hostname, product, version, address, agentInstanceId: instance, boundKeyId: keyId });
 const hostRow = async (hostname: string) =>
   (await api('GET', `/hosts?search=${hostname}`)).body.items.find((x: { hostname: string }) => x.hostname === hostname);
 
@@ -77,28 +81,9 @@ beforeAll(async () => {
   ({ key, id: keyId } = await createApiKey(h.stores.pg, 'agents'));
   await addUser(h, 'ada', 'admin');
   admin = (await login(h, 'ada', 'pw-ada-secret')).json().access_token;
-  const bound = (hostname: string) => ({ agentInstanceId: inst[hostname], boundKeyId: keyId });
-  ids.old = await insertHost(h.stores.pg, {
-    hostname: 'lnx-old',
-    product: 'ssh-monitor',
-    version: '1.0.0',
-    address: '10.0.0.1',
-    ...bound('lnx-old'),
-  });
-  ids.current = await insertHost(h.stores.pg, {
-    hostname: 'lnx-current',
-    product: 'ssh-monitor',
-    version: '1.2.0',
-    address: '10.0.0.2',
-    ...bound('lnx-current'),
-  });
-  ids.win = await insertHost(h.stores.pg, {
-    hostname: 'win-a',
-    product: 'rdp-login-monitor',
-    version: '0.1.0',
-    address: '10.0.0.3',
-    ...bound('win-a'),
-  });
+  ids.old = await insertBoundHost('lnx-old', 'ssh-monitor', '1.0.0', '10.0.0.1');
+  ids.current = await insertBoundHost('lnx-current', 'ssh-monitor', '1.2.0', '10.0.0.2');
+  ids.win = await insertBoundHost('win-a', 'rdp-login-monitor', '0.1.0', '10.0.0.3');
 });
 
 afterAll(async () => {
@@ -142,13 +127,20 @@ describe('git connectivity test (unsaved values)', () => {
 });
 
 describe('version references', () => {
+  /** The agent-update settings once the actions worker has read `version` as the newest linux release tag. */
+  const linuxLatestVersion = (version: string) =>
+    waitFor(
+      `the linux latest version ${version}`,
+      () => api('GET', '/settings/agent-updates'),
+      (r) => r.body.linux.latest_version === version,
+      15_000,
+      100,
+    );
+
   it('flags hosts older than the newest release tag; the flags follow a new tag', async () => {
     const put = await api('PUT', '/settings/agent-updates', { linux: { git_url: repo.url, branch: 'main' } });
     expect(put.status).toBe(200);
-    const s = await until(
-      () => api('GET', '/settings/agent-updates'),
-      (r) => r.body.linux.latest_version === '1.2.0',
-    );
+    const s = await linuxLatestVersion('1.2.0');
     expect(s.body.linux).toMatchObject({ git_url: repo.url, branch: 'main', latest_version: '1.2.0', error: null });
     expect(await hostRow('lnx-old')).toMatchObject({ agent_version: '1.0.0', latest_version: '1.2.0', outdated: true });
     expect(await hostRow('lnx-current')).toMatchObject({ latest_version: '1.2.0', outdated: false });
@@ -157,10 +149,7 @@ describe('version references', () => {
 
     repo.commit({ README: '1.3.0' }, { tag: 'v1.3.0' });
     await api('PUT', '/settings/agent-updates', { linux: { git_url: repo.url } });
-    await until(
-      () => api('GET', '/settings/agent-updates'),
-      (r) => r.body.linux.latest_version === '1.3.0',
-    );
+    await linuxLatestVersion('1.3.0');
     expect(await hostRow('lnx-current')).toMatchObject({ latest_version: '1.3.0', outdated: true });
   });
 });
@@ -264,9 +253,12 @@ describe('automatic update fallback', () => {
     expect(stored).toMatchObject({ kind: 'agent.update', agent: 'linux', actor_role: 'system', target: { hostname: 'lnx-old' } });
     expect(stored).not.toHaveProperty('action_id');
     expect((await scan()).started).toEqual([]);
-    const a = await until(
+    const a = await waitFor(
+      'the fallback update to end',
       () => api('GET', `/actions/${r.started[0]}`),
       (x) => x.body.status === 'failed' || x.body.status === 'succeeded',
+      15_000,
+      100,
     );
     expect(a.body).toMatchObject({
       kind: 'agent.update',
@@ -328,14 +320,7 @@ describe('commands go only to their agent (issue 21)', () => {
   beforeAll(async () => {
     otherKey = (await createApiKey(h.stores.pg, 'other-agents')).key;
     // Outdated (latest linux release is 1.3.0 by now): the bound agent is offered the update.
-    hostId = await insertHost(h.stores.pg, {
-      hostname: 'lnx-bound',
-      product: 'ssh-monitor',
-      version: '1.0.0',
-      address: '10.0.0.9',
-      agentInstanceId: 'inst-bound',
-      boundKeyId: keyId,
-    });
+    hostId = await insertBoundHost('lnx-bound', 'ssh-monitor', '1.0.0', '10.0.0.9', 'inst-bound');
   });
 
   it('another key or instance gets nothing, and the commands stay pending for the bound agent', async () => {
@@ -440,23 +425,9 @@ describe("the Windows agent's command channel (issue 22)", () => {
 
   beforeAll(async () => {
     otherKey = (await createApiKey(h.stores.pg, 'win-other')).key;
-    hostId = await insertHost(h.stores.pg, {
-      hostname: 'win-cmd',
-      product: 'rdp-login-monitor',
-      version: '2.1.7-SAC',
-      address: '10.0.0.20',
-      agentInstanceId: 'inst-wcmd',
-      boundKeyId: keyId,
-    });
+    hostId = await insertBoundHost('win-cmd', 'rdp-login-monitor', '2.1.7-SAC', '10.0.0.20', 'inst-wcmd');
     // Another host of the fleet, its agent under the same key (issue 33: the one that answers first).
-    await insertHost(h.stores.pg, {
-      hostname: 'win-evil',
-      product: 'rdp-login-monitor',
-      version: '2.1.7-SAC',
-      address: '10.0.0.21',
-      agentInstanceId: 'inst-evil',
-      boundKeyId: keyId,
-    });
+    await insertBoundHost('win-evil', 'rdp-login-monitor', '2.1.7-SAC', '10.0.0.21', 'inst-evil');
   });
 
   it("serves queued qwinsta/logoff in the agent's shape, run_as null; other instances and keys get none", async () => {
@@ -600,14 +571,7 @@ describe('agent requests pay into the rate limits of their key and host (issue 3
   beforeAll(async () => {
     const config = { ...h.config, ingest: { ...h.config.ingest, ratePerHost: 0.05, rateHostBurst: 3 } };
     ({ app: flood } = await buildIngestApp({ config, log: memoryLogger().log, redis, pg: h.stores.pg, kafka }));
-    await insertHost(h.stores.pg, {
-      hostname: 'WIN-FLOOD',
-      product: 'rdp-login-monitor',
-      version: '2.1.7-SAC',
-      address: '10.0.0.31',
-      agentInstanceId: instance,
-      boundKeyId: keyId,
-    });
+    await insertBoundHost('WIN-FLOOD', 'rdp-login-monitor', '2.1.7-SAC', '10.0.0.31', instance);
   });
   afterAll(async () => {
     await flood?.close();

@@ -2,9 +2,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { Kafka, logLevel } from 'kafkajs';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
-import { createRedis, type Redis } from '@watchpost/runtime';
-import { createKafka } from '@watchpost/runtime';
+import { openIngestStoresReadingEvents, type IngestStoresReadingEvents } from '@watchpost/testkit';
+import { createRedis } from '@watchpost/runtime';
 import { metrics } from '@watchpost/runtime';
 import { loadConfig } from '@watchpost/runtime';
 import { decodeEnvelope } from '@watchpost/schemas';
@@ -15,40 +14,36 @@ import { resendKeyOf } from './resend.ts';
 import { buildIngestApp, type IngestService } from './app.ts';
 import { IngestPipeline } from './pipeline.ts';
 import { createApiKey, revokeApiKey } from '@watchpost/core';
-import { memoryLogger, topicReader } from '@watchpost/testkit';
+import { memoryLogger } from '@watchpost/testkit';
 
 const PROVISIONAL_MS = 1500;
-let stores: TestStores;
-let redis: Redis;
-let kafka: Kafka;
+/** The test's stores, Redis and Kafka clients, and the reader of its events topic. */
+let s: IngestStoresReadingEvents;
 let app: FastifyInstance;
 let ingest: IngestService;
 let key: string;
-let reader: Awaited<ReturnType<typeof topicReader>>;
 const logs = memoryLogger();
 
 beforeAll(async () => {
-  const config = testConfig('ingest_app', {
-    SERVICE_INGEST_CLAIM_PROVISIONAL_MS: String(PROVISIONAL_MS),
-    SERVICE_INGEST_PRODUCE_TIMEOUT_MS: '1000',
-    SERVICE_INGEST_KEY_CACHE_SECONDS: '1',
-    SERVICE_INGEST_MAX_BODY_BYTES: '150000',
-    SERVICE_INGEST_BATCH_MAX_EVENTS: '20',
-    KAFKA_PARTITIONS: '2',
-  });
-  stores = await createTestStores(config);
-  redis = createRedis(config.redisUrl);
-  kafka = createKafka(config.kafkaBrokers, 'ingest-test');
-  key = (await createApiKey(stores.pg, 'agent')).key;
-  ({ app, ingest } = await buildIngestApp({ config, log: logs.log, redis, pg: stores.pg, kafka }));
-  reader = await topicReader(kafka, config.topics.events);
+  s = await openIngestStoresReadingEvents(
+    'ingest_app',
+    {
+      SERVICE_INGEST_CLAIM_PROVISIONAL_MS: String(PROVISIONAL_MS),
+      SERVICE_INGEST_PRODUCE_TIMEOUT_MS: '1000',
+      SERVICE_INGEST_KEY_CACHE_SECONDS: '1',
+      SERVICE_INGEST_MAX_BODY_BYTES: '150000',
+      SERVICE_INGEST_BATCH_MAX_EVENTS: '20',
+      KAFKA_PARTITIONS: '2',
+    },
+    'ingest-test',
+  );
+  key = (await createApiKey(s.stores.pg, 'agent')).key;
+  ({ app, ingest } = await buildIngestApp({ config: s.config, log: logs.log, redis: s.redis, pg: s.stores.pg, kafka: s.kafka }));
 });
 
 afterAll(async () => {
   await app?.close();
-  await reader?.close();
-  await redis?.quit();
-  await stores?.drop();
+  await s?.close();
 });
 
 function post(body: unknown, headers: Record<string, string> = { 'x-api-key': key }) {
@@ -72,7 +67,7 @@ async function claimStateSoon(eventId: string, want: string): Promise<string> {
 }
 
 async function messagesFor(eventId: string) {
-  const all = await reader.caughtUp();
+  const all = await s.events.caughtUp();
   return all.filter((m) => m.value.includes(eventId));
 }
 
@@ -90,9 +85,9 @@ describe('authentication', () => {
       expect(r.statusCode).toBe(401);
       expect(r.json()).toEqual({ error: { code: 'UNAUTHORIZED', message: expect.any(String) } });
     }
-    const other = await createApiKey(stores.pg, 'soon-revoked');
+    const other = await createApiKey(s.stores.pg, 'soon-revoked');
     expect((await post(sampleEvent(), { authorization: `Bearer ${other.key}` })).statusCode).toBe(201);
-    await revokeApiKey(stores.pg, other.id);
+    await revokeApiKey(s.stores.pg, other.id);
     await new Promise((r) => setTimeout(r, 1100));
     expect((await post(sampleEvent(), { authorization: `Bearer ${other.key}` })).statusCode).toBe(401);
     expect((await messagesFor(ev.event_id)).length).toBe(0);
@@ -214,11 +209,11 @@ describe('POST /api/v1/events', () => {
 
   it('50 concurrent posts of one event_id split over two ingest instances: still one 201', async () => {
     const second = await buildIngestApp({
-      config: stores.config,
+      config: s.stores.config,
       log: memoryLogger().log,
-      redis: createRedis(stores.config.redisUrl),
-      pg: stores.pg,
-      kafka,
+      redis: createRedis(s.stores.config.redisUrl),
+      pg: s.stores.pg,
+      kafka: s.kafka,
     });
     try {
       const ev = sampleEvent();
@@ -274,13 +269,13 @@ describe('POST /api/v1/events', () => {
 
   it('a request meeting a provisional claim that outlives its wait gets 503 with Retry-After (never a guess)', async () => {
     const ev = sampleEvent();
-    await redis.set(ingest.claims.key(ev.event_id), 'p-other', 'PX', 10_000);
+    await s.redis.set(ingest.claims.key(ev.event_id), 'p-other', 'PX', 10_000);
     const r = await post(ev);
     expect(r.statusCode).toBe(503);
     expect(r.headers['retry-after']).toBe('5');
-    expect(await redis.get(ingest.claims.key(ev.event_id))).toBe('p-other');
+    expect(await s.redis.get(ingest.claims.key(ev.event_id))).toBe('p-other');
     // The other process commits: now it is a duplicate.
-    await redis.set(ingest.claims.key(ev.event_id), 'c', 'PX', 10_000);
+    await s.redis.set(ingest.claims.key(ev.event_id), 'c', 'PX', 10_000);
     expect((await post(ev)).statusCode).toBe(409);
   });
 
@@ -288,11 +283,11 @@ describe('POST /api/v1/events', () => {
     const ev = sampleEvent();
     expect((await post(ev)).statusCode).toBe(201);
     expect(await claimStateSoon(ev.event_id, 'stored')).toBe('stored');
-    const fresh = createRedis(stores.config.redisUrl);
+    const fresh = createRedis(s.stores.config.redisUrl);
     try {
       expect(await fresh.get(ingest.claims.key(ev.event_id))).toBe('c');
       const ttl = await fresh.pttl(ingest.claims.key(ev.event_id));
-      expect(ttl).toBeGreaterThan(stores.config.ingest.claimTtlDays * 86_400_000 - 60_000);
+      expect(ttl).toBeGreaterThan(s.stores.config.ingest.claimTtlDays * 86_400_000 - 60_000);
     } finally {
       await fresh.quit();
     }
@@ -393,7 +388,7 @@ describe('an agent that re-sends under new event_ids', () => {
     expect(answers.map((a) => a.statusCode).sort()).toEqual([201, 409, 409]);
     const stored = copies[answers.findIndex((a) => a.statusCode === 201)]!;
     for (const a of answers.filter((x) => x.statusCode === 409)) expect(a.json().error.details.resent_of).toBe(stored.event_id);
-    const all = await reader.caughtUp();
+    const all = await s.events.caughtUp();
     expect(all.filter((m) => copies.some((c) => m.value.includes(c.event_id)))).toHaveLength(1);
   });
 
@@ -498,9 +493,9 @@ describe('Kafka unreachable', () => {
   it('503 with Retry-After, never 201, and no claim left behind', async () => {
     const config = loadConfig({ ...process.env, ...{ LOG_LEVEL: 'silent' } });
     const down = {
-      ...stores.config,
+      ...s.stores.config,
       kafkaBrokers: ['127.0.0.1:1'],
-      ingest: { ...stores.config.ingest, produceTimeoutMs: 800, claimProvisionalMs: 1500 },
+      ingest: { ...s.stores.config.ingest, produceTimeoutMs: 800, claimProvisionalMs: 1500 },
     };
     expect(config.kafkaBrokers).not.toEqual(down.kafkaBrokers);
     // kafkajs logs every refused connection: silence it for this broker that does not exist.
@@ -510,7 +505,13 @@ describe('Kafka unreachable', () => {
       connectionTimeout: 500,
       logLevel: logLevel.NOTHING,
     });
-    const other = await buildIngestApp({ config: down, log: memoryLogger().log, redis, pg: stores.pg, kafka: deadKafka });
+    const other = await buildIngestApp({
+      config: down,
+      log: memoryLogger().log,
+      redis: s.redis,
+      pg: s.stores.pg,
+      kafka: deadKafka,
+    });
     try {
       const ev = sampleEvent();
       const r = await other.app.inject({

@@ -1,27 +1,23 @@
 // Commits ride along with the next claim call (one Redis call instead of two per micro-batch), at most a
 // micro-batch's worth per call, and go alone within milliseconds when no claim call comes.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestStores, memoryLogger, sampleEvent, testConfig, type TestStores } from '@watchpost/testkit';
-import { createKafka, createRedis, type Redis } from '@watchpost/runtime';
+import { memoryLogger, openIngestStores, sampleEvent, type IngestStores } from '@watchpost/testkit';
 import { createApiKey } from '@watchpost/core';
 import { buildIngestApp } from './app.ts';
 
-let stores: TestStores;
-let redis: Redis;
+let s: IngestStores;
 
 beforeAll(async () => {
-  stores = await createTestStores(
-    testConfig('ingest_commit_ride', { SERVICE_INGEST_LINGER_MS: '10', SERVICE_INGEST_MICROBATCH_MAX_EVENTS: '16' }),
+  s = await openIngestStores(
+    'ingest_commit_ride',
+    { SERVICE_INGEST_LINGER_MS: '10', SERVICE_INGEST_MICROBATCH_MAX_EVENTS: '16' },
+    'ingest-commit-ride-test',
   );
-  redis = createRedis(stores.config.redisUrl);
 });
-afterAll(async () => {
-  await redis?.quit();
-  await stores?.drop();
-});
+afterAll(async () => s?.close());
 
 it('commits ride with claim calls; every event ends committed once; a lone event is committed within ms', async () => {
-  const kafka = createKafka(stores.config.kafkaBrokers, 'ingest-commit-ride-test');
+  const { stores, redis, kafka } = s;
   const { app, ingest } = await buildIngestApp({ config: stores.config, log: memoryLogger().log, redis, pg: stores.pg, kafka });
   const calls: { claims: number; commits: string[] }[] = [];
   const real = ingest.claims.claimAndCommit.bind(ingest.claims);

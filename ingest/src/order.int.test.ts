@@ -2,26 +2,20 @@
 // events topic in the order ingest accepted them, also when an earlier Kafka send is slow or retried
 // while later micro-batches are ready.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { createTestStores, memoryLogger, readAll, sampleEvent, testConfig, type TestStores } from '@watchpost/testkit';
-import { createKafka, createRedis, type Redis } from '@watchpost/runtime';
+import { memoryLogger, openIngestStores, readAll, sampleEvent, type IngestStores } from '@watchpost/testkit';
 import { createApiKey } from '@watchpost/core';
 import { buildIngestApp } from './app.ts';
 import type { EventSink } from './kafka-sink.ts';
 
-let stores: TestStores;
-let redis: Redis;
+let s: IngestStores;
 
 beforeAll(async () => {
-  stores = await createTestStores(testConfig('ingest_order', { KAFKA_PARTITIONS: '2', SERVICE_INGEST_LINGER_MS: '1' }));
-  redis = createRedis(stores.config.redisUrl);
+  s = await openIngestStores('ingest_order', { KAFKA_PARTITIONS: '2', SERVICE_INGEST_LINGER_MS: '1' }, 'ingest-order-test');
 });
-afterAll(async () => {
-  await redis?.quit();
-  await stores?.drop();
-});
+afterAll(async () => s?.close());
 
 it('each host’s events land in the topic in the order they were accepted, though the first send is slow', async () => {
-  const kafka = createKafka(stores.config.kafkaBrokers, 'ingest-order-test');
+  const { stores, redis, kafka } = s;
   const base = await buildIngestApp({ config: stores.config, log: memoryLogger().log, redis, pg: stores.pg, kafka });
   let sends = 0;
   // The real sink; its first send takes 400 ms, as a send that kafkajs retries after a broker error.

@@ -7,8 +7,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { Clients, createLogger, type RoleHandle } from '@watchpost/runtime';
 import type { EventV1 } from '@watchpost/schemas';
 import {
   createTestStores,
@@ -19,9 +17,11 @@ import {
   SSH_MONITOR_MAILS,
   sshMonitorSendEmail,
   rdpMonitor,
+  startRolesApp,
   testConfig,
   waitFor,
   windowsAgent,
+  type RolesApp,
   type TestStores,
 } from '@watchpost/testkit';
 import { startSmtpDouble, startTelegramDouble, type SmtpDouble } from '@watchpost/testkit/notify';
@@ -32,11 +32,9 @@ const KEY = `sac_${randomBytes(24).toString('hex')}`; // a key Deploy-LoginMonit
 const TOKEN = '4242:replay-token';
 const ADMIN_PASSWORD = 'replay-admin-password-0123456789';
 let stores: TestStores;
-let app: FastifyInstance;
-let clients: Clients;
+let roles: RolesApp;
 let telegram: Awaited<ReturnType<typeof startTelegramDouble>>;
 let smtp: SmtpDouble;
-const handles: RoleHandle[] = [];
 let certDir: string;
 let intakePort: number;
 
@@ -71,50 +69,19 @@ beforeAll(async () => {
       SERVICE_SMTP_TLS_KEY_FILE: join(certDir, 'key.pem'),
     }),
   );
-  clients = new Clients(stores.config);
-  const log = createLogger('silent', 'test');
-  app = Fastify({ logger: false, bodyLimit: stores.config.ingest.maxBodyBytes });
-  for (const role of ['ingest', 'smtp', 'store', 'correlate', 'notify', 'deliver', 'api'] as const) {
-    const handle = await (await roleStarters[role]())({ config: stores.config, log, clients });
-    handles.push(handle);
-    if (handle.routes) await app.register(handle.routes);
-  }
-  await app.ready();
+  roles = await startRolesApp(stores.config, ['ingest', 'smtp', 'store', 'correlate', 'notify', 'deliver', 'api'], roleStarters);
 }, 120_000);
 
 afterAll(async () => {
-  await app?.close();
-  for (const h of handles.reverse()) await h.close?.();
-  await clients?.close();
+  await roles?.close();
   await Promise.all([telegram?.close(), smtp?.close()]);
   await stores?.drop();
   if (certDir) rmSync(certDir, { recursive: true, force: true });
 });
 
-/** Sac-Client.ps1 Invoke-SacHttpPost: POST /api/v1/events, Bearer key, Idempotency-Key = event_id, UTF-8 JSON. */
-const post = (e: EventV1) =>
-  app.inject({
-    method: 'POST',
-    url: '/api/v1/events',
-    headers: { authorization: `Bearer ${KEY}`, 'idempotency-key': e.event_id, 'content-type': 'application/json' },
-    payload: Buffer.from(JSON.stringify(e), 'utf8'),
-  });
-
-let bearer = '';
-async function api<T>(url: string): Promise<T> {
-  if (!bearer) {
-    const r = await app.inject({
-      method: 'POST',
-      url: '/api/v1/auth/login',
-      payload: { username: 'admin', password: ADMIN_PASSWORD },
-    });
-    expect(r.statusCode).toBe(200);
-    bearer = (r.json() as { access_token: string }).access_token;
-  }
-  const r = await app.inject({ method: 'GET', url: `/api/v1${url}`, headers: { authorization: `Bearer ${bearer}` } });
-  expect([url, r.statusCode]).toEqual([url, 200]);
-  return r.json() as T;
-}
+/** As Sac-Client.ps1 posts an event (Bearer key, Idempotency-Key = event_id). */
+const post = (e: EventV1) => roles.postSacEvent(KEY, e);
+const api = <T>(url: string) => roles.adminGet<T>(ADMIN_PASSWORD, url);
 
 interface EventRow {
   event_id: string;

@@ -6,17 +6,18 @@
 // are receive times. A host whose event waited 2 days in the agent's spool keeps its own time.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { Clients, createLogger, queryRows, sql, type RoleHandle } from '@watchpost/runtime';
+import { queryRows, sql } from '@watchpost/runtime';
 import type { EventV1 } from '@watchpost/schemas';
 import {
   createTestStores,
   rdpMonitor,
   sacOccurredAt,
+  startRolesApp,
   testConfig,
   waitFor,
   windowsAgent,
   type AgentIdentity,
+  type RolesApp,
   type TestStores,
 } from '@watchpost/testkit';
 import { roleStarters } from './role-registry.ts';
@@ -25,55 +26,22 @@ const KEY = `sac_${randomBytes(24).toString('hex')}`;
 const ADMIN_PASSWORD = 'skew-admin-password-0123456789';
 const HOUR = 3_600_000;
 let stores: TestStores;
-let app: FastifyInstance;
-let clients: Clients;
-const handles: RoleHandle[] = [];
+let roles: RolesApp;
 
 beforeAll(async () => {
   stores = await createTestStores(
     testConfig('clock_skew', { SERVICE_BOOTSTRAP_API_KEY: KEY, SERVICE_ADMIN_PASSWORD: ADMIN_PASSWORD }),
   );
-  clients = new Clients(stores.config);
-  const log = createLogger('silent', 'test');
-  app = Fastify({ logger: false, bodyLimit: stores.config.ingest.maxBodyBytes });
-  for (const role of ['ingest', 'store', 'correlate', 'api'] as const) {
-    const handle = await (await roleStarters[role]())({ config: stores.config, log, clients });
-    handles.push(handle);
-    if (handle.routes) await app.register(handle.routes);
-  }
-  await app.ready();
+  roles = await startRolesApp(stores.config, ['ingest', 'store', 'correlate', 'api'], roleStarters);
 }, 120_000);
 
 afterAll(async () => {
-  await app?.close();
-  for (const h of handles.reverse()) await h.close?.();
-  await clients?.close();
+  await roles?.close();
   await stores?.drop();
 });
 
-const post = (e: EventV1) =>
-  app.inject({
-    method: 'POST',
-    url: '/api/v1/events',
-    headers: { authorization: `Bearer ${KEY}`, 'idempotency-key': e.event_id, 'content-type': 'application/json' },
-    payload: Buffer.from(JSON.stringify(e), 'utf8'),
-  });
-
-let bearer = '';
-async function api<T>(url: string): Promise<T> {
-  if (!bearer) {
-    const r = await app.inject({
-      method: 'POST',
-      url: '/api/v1/auth/login',
-      payload: { username: 'admin', password: ADMIN_PASSWORD },
-    });
-    expect(r.statusCode).toBe(200);
-    bearer = (r.json() as { access_token: string }).access_token;
-  }
-  const r = await app.inject({ method: 'GET', url: `/api/v1${url}`, headers: { authorization: `Bearer ${bearer}` } });
-  expect([url, r.statusCode]).toEqual([url, 200]);
-  return r.json() as T;
-}
+const post = (e: EventV1) => roles.postSacEvent(KEY, e);
+const api = <T>(url: string) => roles.adminGet<T>(ADMIN_PASSWORD, url);
 
 /** The same events from a host whose clock is `offsetMs` off: occurred_at as its agent would write it. */
 const onClock = (a: AgentIdentity, offsetMs: number, events: EventV1[]) =>

@@ -3,55 +3,37 @@
 // be correlated, every hostile event stored (in Postgres in its documented safe form), and no partition stuck.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
-import { Clients, createKafka, createLogger, queryRows, sql, type Config, type RoleHandle } from '@watchpost/runtime';
-import { createTestStores, readAll, sampleEvent, testConfig, waitFor, type TestStores } from '@watchpost/testkit';
+import { queryRows, sql } from '@watchpost/runtime';
+import {
+  createTestStores,
+  eventsGroupLag,
+  readAll,
+  sampleEvent,
+  startRolesApp,
+  testConfig,
+  waitFor,
+  type RolesApp,
+  type TestStores,
+} from '@watchpost/testkit';
 import type { EventV1 } from '@watchpost/schemas';
 import { pgSafeKey } from '@watchpost/core';
 import { roleStarters } from './role-registry.ts';
 
 const KEY = `wpk_${randomBytes(32).toString('base64url')}`;
 let stores: TestStores;
-let app: FastifyInstance;
-const handles: RoleHandle[] = [];
-let clients: Clients;
+let roles: RolesApp;
 
 beforeAll(async () => {
   stores = await createTestStores(
     testConfig('hostile', { KAFKA_PARTITIONS: '4', SERVICE_BOOTSTRAP_API_KEY: KEY, CORRELATE_BATCH_SIZE: '200' }),
   );
-  clients = new Clients(stores.config);
-  const log = createLogger('silent', 'test');
-  app = Fastify({ logger: false, bodyLimit: stores.config.ingest.maxBodyBytes });
-  for (const role of ['ingest', 'store', 'correlate'] as const) {
-    const handle = await (await roleStarters[role]())({ config: stores.config, log, clients });
-    handles.push(handle);
-    if (handle.routes) await app.register(handle.routes);
-  }
-  await app.ready();
+  roles = await startRolesApp(stores.config, ['ingest', 'store', 'correlate'], roleStarters);
 }, 120_000);
 
 afterAll(async () => {
-  await app?.close();
-  for (const h of handles.reverse()) await h.close?.();
-  await clients?.close();
+  await roles?.close();
   await stores?.drop();
 });
-
-async function groupLag(config: Config, groupId: string): Promise<number> {
-  const admin = createKafka(config.kafkaBrokers, 'test-lag').admin();
-  await admin.connect();
-  try {
-    const [ends, committed] = await Promise.all([
-      admin.fetchTopicOffsets(config.topics.events),
-      admin.fetchOffsets({ groupId, topics: [config.topics.events] }),
-    ]);
-    const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
-    return ends.reduce((s, p) => s + Math.max(0, Number(p.high) - Math.max(0, done.get(p.partition) ?? 0)), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
 
 function deep(n: number): Record<string, unknown> {
   let x: Record<string, unknown> = { leaf: 'bottom' };
@@ -95,7 +77,7 @@ describe('hostile input among ordinary events', () => {
     // Hostile events first and between the ordinary ones, so each partition meets one early.
     const all = [...hostile.map((h) => h.event), ...ordinary, ...hostile.map((h) => ({ ...h.event, event_id: randomUUID() }))];
     for (const e of all) {
-      const r = await app.inject({ method: 'POST', url: '/api/v1/events', headers: { 'x-api-key': KEY }, payload: e });
+      const r = await roles.app.inject({ method: 'POST', url: '/api/v1/events', headers: { 'x-api-key': KEY }, payload: e });
       expect([r.statusCode, e.host.hostname.slice(0, 40)]).toEqual([201, e.host.hostname.slice(0, 40)]);
     }
 
@@ -117,13 +99,13 @@ describe('hostile input among ordinary events', () => {
     expect(Date.now() - started).toBeLessThan(60_000);
     await waitFor(
       'correlate lag 0',
-      () => groupLag(stores.config, stores.config.consumerGroups.correlate),
+      () => eventsGroupLag(stores.config, stores.config.consumerGroups.correlate),
       (n) => n === 0,
       60_000,
     );
     await waitFor(
       'store lag 0',
-      () => groupLag(stores.config, stores.config.consumerGroups.store),
+      () => eventsGroupLag(stores.config, stores.config.consumerGroups.store),
       (n) => n === 0,
       60_000,
     );

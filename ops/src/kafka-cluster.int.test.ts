@@ -8,33 +8,32 @@
 // The cluster is the test's own (testkit/src/kafka-cluster.ts): the shared stack's broker is never touched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKafka, queryRows, sql, type Config } from '@watchpost/runtime';
-import { createApiKey, createUser } from '@watchpost/core';
 import {
-  ServiceLoad,
-  createTestStores,
-  readAll,
+  acceptedAgain,
+  correlatedCount,
   endedProcesses,
+  eventsTopicLag,
   exactlyOnce,
-  health,
-  serviceEnv,
+  healthyAgain,
+  readAll,
+  setUpOutageService,
   startKafkaCluster,
-  startServiceProcess,
+  statusesBeyond,
   storedOnce,
   testConfig,
   waitFor,
+  type OutageService,
   type OwnKafkaCluster,
+  type ServiceLoad,
   type ServiceProcess,
   type TestStores,
 } from '@watchpost/testkit';
 
-const AGENTS = 6;
-
 let cluster: OwnKafkaCluster;
 let config: Config;
 let stores: TestStores;
+let svc: OutageService;
 let service: ServiceProcess;
-let apiKey: string;
-const password = 'pw-kafka-cluster-operator';
 /** Every event id answered 201/409, over both faults (the totals checked are the whole database's). */
 const accepted: string[] = [];
 const serviceLog: string[] = [];
@@ -45,19 +44,16 @@ beforeAll(async () => {
   cluster = await startKafkaCluster({ nodes: 3 });
   config = testConfig('kafka_cluster', { KAFKA_BROKERS: cluster.brokers, KAFKA_REPLICATION_FACTOR: '3' });
   expect(config.kafkaMinInsyncReplicas).toBe(2);
-  stores = await createTestStores(config); // topics with replication 3, min.insync.replicas 2
-  apiKey = (await createApiKey(stores.pg, 'kafka-cluster')).key;
-  await createUser(stores.pg, { username: 'operator', password, role: 'admin' });
-  service = await startServiceProcess(
-    'all',
-    serviceEnv(config, {
-      KAFKA_BROKERS: cluster.brokers,
-      KAFKA_REPLICATION_FACTOR: '3',
-      // Short batches: the consumers are fetching and committing most of the time.
-      CORRELATE_BATCH_SIZE: '20',
-      CORRELATE_BATCH_MS: '20',
-    }),
-  );
+  // Topics with replication 3, min.insync.replicas 2.
+  svc = await setUpOutageService(config, 'kafka-cluster', {
+    KAFKA_BROKERS: cluster.brokers,
+    KAFKA_REPLICATION_FACTOR: '3',
+    // Short batches: the consumers are fetching and committing most of the time.
+    CORRELATE_BATCH_SIZE: '20',
+    CORRELATE_BATCH_MS: '20',
+  });
+  stores = svc.stores;
+  service = await svc.start('all');
   // The service's own warnings and errors (kafkajs's connection noise left out), for a failure message.
   service.child.stdout!.on('data', (d: Buffer) => {
     for (const line of d.toString().split('\n')) {
@@ -70,8 +66,7 @@ beforeAll(async () => {
 }, 400_000);
 
 afterAll(async () => {
-  await service?.stop();
-  await stores?.drop().catch(() => {});
+  await svc?.close();
   await cluster?.stop();
 }, 120_000);
 
@@ -96,7 +91,7 @@ async function fullyReplicated(): Promise<boolean> {
   return true;
 }
 
-const correlated = async () => (await stores.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM problem_events')).rows[0]!.n;
+const correlated = () => correlatedCount(stores.pg);
 
 /**
  * The service survived: the process runs and answers, agents are accepted again, and a new host's event
@@ -104,21 +99,8 @@ const correlated = async () => (await stores.pg.query<{ n: number }>('SELECT cou
  */
 async function answersAgain(load: ServiceLoad, host: string): Promise<void> {
   expect(endedProcesses([service])).toEqual([]);
-  await waitFor(
-    '/healthz ok',
-    () => health(service.base).catch(() => null),
-    (h) => h?.status === 'ok',
-    120_000,
-    500,
-  );
-  const before = load.accepted.length;
-  await waitFor(
-    'agents to be accepted again',
-    async () => load.accepted.length,
-    (n) => n >= before + 20,
-    120_000,
-    500,
-  );
+  await healthyAgain([service], { ms: 120_000, everyMs: 500 });
+  await acceptedAgain(load, { ms: 120_000, everyMs: 500 });
   const fresh = load.event(host);
   await waitFor(
     'a new host to be accepted',
@@ -167,16 +149,7 @@ async function coordinatorOf(groupId: string): Promise<number> {
  * 201/409/503 heard, every event stored once and correlated once, the consumers' lag back to 0.
  */
 async function underLoad(hostPrefix: string, fault: (load: ServiceLoad) => Promise<void>): Promise<void> {
-  const load = new ServiceLoad({
-    ingest: service.base,
-    api: service.base,
-    apiKey,
-    username: 'operator',
-    password,
-    agents: AGENTS,
-    streams: 2,
-    hostPrefix,
-  });
+  const load = svc.load(service, service, { streams: 2, hostPrefix });
   const start = await correlated();
   load.start();
   try {
@@ -194,7 +167,7 @@ async function underLoad(hostPrefix: string, fault: (load: ServiceLoad) => Promi
 
   expect(endedProcesses([service])).toEqual([]);
   // Agents heard only 201/409/503: never a refused connection (a process that ended) or a 500.
-  expect([...load.agentStatuses.keys()].filter((s) => !['201', '409', '503'].includes(s))).toEqual([]);
+  expect(statusesBeyond(load.agentStatuses, ['201', '409', '503'])).toEqual([]);
 
   const ids = [...new Set(accepted)];
   expect(new Set(load.accepted).size).toBeGreaterThan(100);
@@ -225,7 +198,13 @@ async function underLoad(hostPrefix: string, fault: (load: ServiceLoad) => Promi
   expect(once).toEqual(exactlyOnce(ids.length));
 
   // No consumer stopped: the groups that read the events topic catch up to its end.
-  await waitFor('store and correlate to reach lag 0', lags, (l) => l.store === 0 && l.correlate === 0, 120_000, 1000);
+  await waitFor(
+    'store and correlate to reach lag 0',
+    () => eventsTopicLag(cluster.brokers.split(','), config),
+    (l) => l.store === 0 && l.correlate === 0,
+    120_000,
+    1000,
+  );
   expect(endedProcesses([service])).toEqual([]);
 }
 
@@ -305,24 +284,6 @@ async function topicSize(topic: string): Promise<number> {
   await admin.connect();
   try {
     return (await admin.fetchTopicOffsets(topic)).reduce((n, p) => n + Number(p.high) - Number(p.low), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-async function lags(): Promise<Record<'store' | 'correlate', number>> {
-  const admin = createKafka(cluster.brokers.split(','), 'test-lag').admin();
-  await admin.connect();
-  try {
-    const ends = await admin.fetchTopicOffsets(config.topics.events);
-    const lag = async (groupId: string) => {
-      const [committed] = await admin.fetchOffsets({ groupId, topics: [config.topics.events] });
-      return ends.reduce((sum, e) => {
-        const c = Number(committed!.partitions.find((p) => p.partition === e.partition)?.offset ?? -1);
-        return sum + Number(e.high) - (c < 0 ? 0 : c);
-      }, 0);
-    };
-    return { store: await lag(config.consumerGroups.store), correlate: await lag(config.consumerGroups.correlate) };
   } finally {
     await admin.disconnect();
   }

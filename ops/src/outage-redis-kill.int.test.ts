@@ -16,62 +16,37 @@
 // also loses the queued jobs: deliveries and an action queued just before the kill (their queues paused,
 // so only Redis holds them) are put back by the scheduler's requeue sweep and each is sent or run once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICE_ROLES, createQueue, createRedis, type Config } from '@watchpost/runtime';
+import { SERVICE_ROLES, createQueue, createRedis } from '@watchpost/runtime';
+import { ACTIONS_MAINTENANCE_JOBS, ACTIONS_QUEUE, SCHEDULED_JOBS, SCHEDULER_QUEUE } from '@watchpost/schemas';
+import { actionJobOptions, closeDeliveryQueues, createDeliveryQueues, getAction, recordAction } from '@watchpost/core';
 import {
-  ACTIONS_MAINTENANCE_JOBS,
-  ACTIONS_QUEUE,
-  SCHEDULED_JOBS,
-  SCHEDULER_QUEUE,
-  type NotificationSubject,
-} from '@watchpost/schemas';
-import {
-  actionJobOptions,
-  closeDeliveryQueues,
-  createApiKey,
-  createDeliveryQueues,
-  createUser,
-  decide,
-  enqueueDeliveries,
-  getAction,
-  recordAction,
-  recordDecisions,
-  type DecisionInput,
-} from '@watchpost/core';
-import {
-  ServiceLoad,
-  createTestStores,
+  acceptedAgain,
   endedProcesses,
   exactlyOnce,
-  storedOnce,
-  health,
-  readyStatus,
-  serviceEnv,
+  killUnderLoad,
+  loadFlowing,
+  queueWebhookDeliveries,
+  readyAgain,
+  setUpOutageService,
   startRedisServer,
-  startServiceProcess,
+  statusesBeyond,
+  storedOnce,
+  streamsFedAgain,
   testConfig,
   waitFor,
+  webhookNotifyEnv,
+  type OutageService,
   type OwnRedis,
+  type ServiceLoad,
   type ServiceProcess,
-  type TestStores,
 } from '@watchpost/testkit';
 import { startHttpReceiver, type HttpReceiver } from '@watchpost/testkit/notify';
 import { createTestGitRepo } from '@watchpost/testkit/actions';
 
-const NOTIFY_ENV = {
-  NOTIFY_WEBHOOK_ALLOW: '127.0.0.1',
-  NOTIFY_CHANNELS: 'webhook',
-  NOTIFY_BACKOFF_MS: '200',
-};
-
-interface Setup {
+interface Setup extends OutageService {
   own: OwnRedis;
-  stores: TestStores;
-  env: Record<string, string>;
-  key: string;
-  password: string;
 }
 
-const procs: ServiceProcess[] = [];
 const setups: Setup[] = [];
 let rx: HttpReceiver;
 
@@ -80,24 +55,15 @@ beforeAll(async () => {
 }, 30_000);
 
 afterAll(async () => {
-  await Promise.all(procs.map((p) => p.stop()));
-  for (const s of setups) {
-    await s.stores.drop().catch(() => {});
-    await s.own.stop();
-  }
+  for (const s of setups) await s.close();
   await rx?.close();
 }, 60_000);
 
 async function setUp(name: string, redisSettings: Record<string, string>): Promise<Setup> {
   const own = await startRedisServer(redisSettings);
-  const config: Config = testConfig(name, { REDIS_URL: own.url });
-  const stores = await createTestStores(config);
-  const key = (await createApiKey(stores.pg, name)).key;
-  const password = `pw-${name}-operator`;
-  await createUser(stores.pg, { username: 'operator', password, role: 'admin' });
-  const env = serviceEnv(config, {
-    ...NOTIFY_ENV,
-    NOTIFY_WEBHOOK_URL: `${rx.url}/hook`,
+  const config = testConfig(name, { REDIS_URL: own.url });
+  const env = {
+    ...webhookNotifyEnv(`${rx.url}/hook`),
     // A connect to the dead Redis gives up after a second (requests answer 503 sooner).
     REDIS_CONNECT_TIMEOUT_MS: '1000',
     // The event in flight at the kill keeps a provisional claim (produced, commit lost): its agent hears
@@ -106,16 +72,10 @@ async function setUp(name: string, redisSettings: Record<string, string>): Promi
     CORRELATE_BATCH_SIZE: '20',
     CORRELATE_BATCH_MS: '20',
     SERVICE_LIVENESS_SCAN_INTERVAL_SECONDS: '1',
-  });
-  const s = { own, stores, env, key, password };
+  };
+  const s = { own, ...(await setUpOutageService(config, name, env, own)) };
   setups.push(s);
   return s;
-}
-
-async function start(s: Setup, role: string): Promise<ServiceProcess> {
-  const p = await startServiceProcess(role, s.env);
-  procs.push(p);
-  return p;
 }
 
 /** Job schedulers per queue, once both queues have them all (or the wait ran out). */
@@ -135,110 +95,43 @@ async function jobSchedulers(s: Setup): Promise<Record<string, number>> {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const WEBHOOK_TARGETS = {
-  chat: { enabled: true, destinations: [] },
-  webhook: { enabled: true, destinations: [{ id: 'default' }] },
-  email: { enabled: false, recipients: [] },
-  push: { enabled: true, devices: 0 },
-};
-const lockoutSubject = (k: string): NotificationSubject => ({
-  kind: 'login_lockout',
-  username: k,
-  address: '198.51.100.9',
-  at: 't',
-});
-/** Decisions routed to the webhook (as a report: the policy's channels), whose receiver counts by delivery id. */
-const lockoutDecisions = (n: number): DecisionInput[] =>
-  Array.from({ length: n }, (_, i) => ({
-    subjectKey: `lockout:lost${i}`,
-    subjectKind: 'login_lockout',
-    subjectId: `lost${i}`,
-    decision: decide({ kind: 'daily_report', recipients: [] }, { minSeverity: 'high', channels: ['webhook'] }, WEBHOOK_TARGETS, {
-      overrides: new Map(),
-      hidden: new Set(),
-    }),
-    subject: lockoutSubject(`lockout:lost${i}`),
-  }));
-
 /** Kill -9 of Redis under load, restart, recovery; then every store checked for exactly once. */
-async function killUnderLoad(
+async function killRedisUnderLoad(
   s: Setup,
   ps: ServiceProcess[],
   load: ServiceLoad,
   opts: { resent: 201 | 409; beforeKill?: () => Promise<void> },
 ) {
-  const { stores } = s;
-  const correlated = async () =>
-    (await stores.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM problem_events')).rows[0]!.n;
-  load.start();
-  try {
-    await waitFor('events to be correlated', correlated, (n) => n >= 30, 60_000);
-    await waitFor(
-      'live streams to be fed',
-      async () => load.streamsFedSince(0),
-      (n) => n >= 2,
-      30_000,
-    );
-    await sleep(500);
-    await opts.beforeKill?.();
-
-    await s.own.kill9();
-    await sleep(5000);
-    expect(endedProcesses(ps)).toEqual([]);
-
-    await s.own.restart();
-    const back = Date.now();
-    for (const p of ps)
-      await waitFor(
-        `${p.role} /healthz ok`,
-        () => health(p.base).catch(() => null),
-        (h) => h?.status === 'ok',
-        30_000,
-      );
-    const since = load.accepted.length;
-    await waitFor(
-      'agents to be accepted again',
-      async () => load.accepted.length,
-      (n) => n >= since + 20,
-      60_000,
-    );
-    // The hub resubscribed: streams get counters published after the restart.
-    await waitFor(
-      'live streams fed after the restart',
-      async () => load.streamsFedSince(back),
-      (n) => n >= 2,
-      30_000,
-    );
-    expect((await load.login()).status).toBe(200);
-    // Events stored before the kill, resent: with AOF their claims survived (409); an unpersisted Redis
-    // lost them, so they are accepted (and produced) again (201) and the stores must still hold each once.
-    for (const ev of load.firstAccepted) expect(await load.post(ev)).toBe(opts.resent);
-    // Job schedulers live in Redis: the periodic jobs (liveness scan, rollup, reports, retention, the
-    // actions' maintenance) must be scheduled again even by a Redis that came back empty.
-    expect(await jobSchedulers(s)).toEqual({
-      [SCHEDULER_QUEUE]: Object.values(SCHEDULED_JOBS).length,
-      [ACTIONS_QUEUE]: Object.values(ACTIONS_MAINTENANCE_JOBS).length,
-    });
-    for (const p of ps)
-      await waitFor(
-        `${p.role} /readyz`,
-        () => readyStatus(p.base).catch(() => 0),
-        (st) => st === 200,
-        60_000,
-      );
-  } catch (err) {
-    // What the agents heard and what the processes logged: the failure says why.
-    const statuses = Object.fromEntries(load.agentStatuses);
-    const logs = ps.map((p) => `--- ${p.role}\n${p.output().slice(-4000)}`).join('\n');
-    throw new Error(`${(err as Error).message}\nagents heard ${JSON.stringify(statuses)}\n${logs}`, { cause: err });
-  } finally {
-    await load.stop();
-  }
+  await killUnderLoad({
+    load,
+    processes: ps,
+    server: s.own,
+    flowing: () =>
+      loadFlowing(s.stores.pg, load, { correlated: 30, correlatedWithin: { ms: 60_000 }, streamsWithin: { ms: 30_000 } }),
+    beforeKill: opts.beforeKill,
+    downMs: 5000,
+    whileDown: () => expect(endedProcesses(ps)).toEqual([]),
+    healthyWithin: { ms: 30_000 },
+    async recovered(back) {
+      await acceptedAgain(load, { ms: 60_000 });
+      // The hub resubscribed: streams get counters published after the restart.
+      await streamsFedAgain(load, back, 'after the restart', { ms: 30_000 });
+      expect((await load.login()).status).toBe(200);
+      // Events stored before the kill, resent: with AOF their claims survived (409); an unpersisted Redis
+      // lost them, so they are accepted (and produced) again (201) and the stores must still hold each once.
+      for (const ev of load.firstAccepted) expect(await load.post(ev)).toBe(opts.resent);
+      // Job schedulers live in Redis: the periodic jobs (liveness scan, rollup, reports, retention, the
+      // actions' maintenance) must be scheduled again even by a Redis that came back empty.
+      expect(await jobSchedulers(s)).toEqual({
+        [SCHEDULER_QUEUE]: Object.values(SCHEDULED_JOBS).length,
+        [ACTIONS_QUEUE]: Object.values(ACTIONS_MAINTENANCE_JOBS).length,
+      });
+      await readyAgain(ps, { ms: 60_000 });
+    },
+  });
   expect(endedProcesses(ps)).toEqual([]);
   // Agents heard only 201/409/503: never a refused connection (a process that ended) or a 500.
-  expect([...load.agentStatuses.keys()].filter((st) => !['201', '409', '503'].includes(st))).toEqual([]);
+  expect(statusesBeyond(load.agentStatuses, ['201', '409', '503'])).toEqual([]);
 }
 
 describe('Redis killed (-9) under load', () => {
@@ -248,18 +141,9 @@ describe('Redis killed (-9) under load', () => {
     // must not be what this counts. The process answers before its consumers join: read from the start.
     s.env.NOTIFY_MIN_SEVERITY = 'warning';
     s.env.NOTIFY_FROM_BEGINNING = 'true';
-    const all = await start(s, 'all');
-    const load = new ServiceLoad({
-      ingest: all.base,
-      api: all.base,
-      apiKey: s.key,
-      username: 'operator',
-      password: s.password,
-      agents: 6,
-      streams: 3,
-      hostPrefix: 'rkill',
-    });
-    await killUnderLoad(s, [all], load, { resent: 409 });
+    const all = await s.start('all');
+    const load = s.load(all, all, { streams: 3, hostPrefix: 'rkill' });
+    await killRedisUnderLoad(s, [all], load, { resent: 409 });
     const ids = [...new Set(load.accepted)];
     expect(ids.length).toBeGreaterThan(100);
     expect(await storedOnce(s.stores, ids)).toEqual(exactlyOnce(ids.length));
@@ -296,24 +180,15 @@ describe('Redis killed (-9) under load', () => {
     s.env.SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS = 'true';
     const repo = createTestGitRepo();
     repo.commit({ README: 'agent\n' });
-    const ps = await Promise.all(SERVICE_ROLES.map((role) => start(s, role)));
-    const byRole = (r: string) => ps.find((p) => p.role === r)!;
-    const load = new ServiceLoad({
-      ingest: byRole('ingest').base,
-      api: byRole('api').base,
-      apiKey: s.key,
-      username: 'operator',
-      password: s.password,
-      agents: 6,
-      streams: 3,
-      hostPrefix: 'rkillr',
-    });
+    const ps = await s.startRoles(SERVICE_ROLES);
+    const byRole = s.byRole;
+    const load = s.load(byRole('ingest'), byRole('api'), { streams: 3, hostPrefix: 'rkillr' });
     const deliveries = async () =>
       (await s.stores.pg.query<{ id: string; state: string }>('SELECT id, state FROM notification_deliveries')).rows;
     let lostDeliveries: string[] = [];
     let actionId = 0;
     try {
-      await killUnderLoad(s, ps, load, {
+      await killRedisUnderLoad(s, ps, load, {
         resent: 201,
         // Jobs that exist only in Redis at the kill: the delivery and actions queues are paused (the
         // pause is Redis state too, gone with it), then deliveries and an action are queued as notify
@@ -324,9 +199,7 @@ describe('Redis killed (-9) under load', () => {
           const actions = createQueue(s.stores.config, ACTIONS_QUEUE, conn);
           try {
             await Promise.all([queues.webhook.pause(), actions.pause()]);
-            const queued = await recordDecisions(s.stores.pg, lockoutDecisions(4));
-            await enqueueDeliveries(queues, s.stores.config.notify, queued, lockoutSubject);
-            lostDeliveries = queued.map((q) => q.id);
+            lostDeliveries = await queueWebhookDeliveries(s.stores, queues, 'lost', 4);
             const { action, job } = await recordAction(
               s.stores.pg,
               { kind: 'git.test', payload: { git_url: repo.url, branch: 'main' } },

@@ -17,29 +17,25 @@
 // the first case's waits can fail, and that it is the sentinel list that makes them pass.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis, type Config } from '@watchpost/runtime';
-import type { NotificationSubject } from '@watchpost/schemas';
+import { closeDeliveryQueues, createDeliveryQueues } from '@watchpost/core';
 import {
-  closeDeliveryQueues,
-  createApiKey,
-  createDeliveryQueues,
-  createUser,
-  decide,
-  enqueueDeliveries,
-  recordDecisions,
-} from '@watchpost/core';
-import {
-  ServiceLoad,
-  createTestStores,
+  acceptedAgain,
   endedProcesses,
   exactlyOnce,
-  readyStatus,
-  serviceEnv,
+  loadFlowing,
+  queueWebhookDeliveries,
+  readyAgain,
+  setUpOutageService,
   startSentinelGroup,
-  startServiceProcess,
+  statusesBeyond,
   storedOnce,
+  streamsFedAgain,
   testConfig,
   waitFor,
+  webhookNotifyEnv,
+  type OutageService,
   type OwnSentinelGroup,
+  type ServiceLoad,
   type ServiceProcess,
   type TestStores,
 } from '@watchpost/testkit';
@@ -47,6 +43,7 @@ import { startHttpReceiver, type HttpReceiver } from '@watchpost/testkit/notify'
 
 interface Setup {
   group: OwnSentinelGroup;
+  svc: OutageService;
   stores: TestStores;
   proc: ServiceProcess;
   load: ServiceLoad;
@@ -62,9 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const s of setups) {
     await s.load.stop().catch(() => {});
-    await s.proc.stop();
-    await s.stores.drop().catch(() => {});
-    await s.group.stop();
+    await s.svc.close(); // the group too
   }
   await rx?.close();
 }, 60_000);
@@ -73,15 +68,8 @@ async function setUp(name: string, sentinels: boolean): Promise<Setup> {
   const group = await startSentinelGroup();
   const config: Config = testConfig(name, sentinels ? group.env : { REDIS_URL: group.env.REDIS_URL });
   expect(config.redis.sentinels.length).toBe(sentinels ? 3 : 0);
-  const stores = await createTestStores(config);
-  const key = (await createApiKey(stores.pg, name)).key;
-  const password = `pw-${name}-operator`;
-  await createUser(stores.pg, { username: 'operator', password, role: 'admin' });
-  const env = serviceEnv(config, {
-    NOTIFY_WEBHOOK_ALLOW: '127.0.0.1',
-    NOTIFY_CHANNELS: 'webhook',
-    NOTIFY_BACKOFF_MS: '200',
-    NOTIFY_WEBHOOK_URL: `${rx.url}/hook`,
+  const env = {
+    ...webhookNotifyEnv(`${rx.url}/hook`),
     // Each host's problem (warning) is notified; the process answers before its consumers join.
     NOTIFY_MIN_SEVERITY: 'warning',
     NOTIFY_FROM_BEGINNING: 'true',
@@ -93,61 +81,21 @@ async function setUp(name: string, sentinels: boolean): Promise<Setup> {
     CORRELATE_BATCH_SIZE: '20',
     CORRELATE_BATCH_MS: '20',
     SERVICE_LIVENESS_SCAN_INTERVAL_SECONDS: '1',
-  });
-  const proc = await startServiceProcess('all', env);
-  const load = new ServiceLoad({
-    ingest: proc.base,
-    api: proc.base,
-    apiKey: key,
-    username: 'operator',
-    password,
-    agents: 6,
-    streams: 3,
-    hostPrefix: name,
-  });
-  const s = { group, stores, proc, load };
+  };
+  const svc = await setUpOutageService(config, name, env, group);
+  const proc = await svc.start('all');
+  const load = svc.load(proc, proc, { streams: 3, hostPrefix: name });
+  const s = { group, svc, stores: svc.stores, proc, load };
   setups.push(s);
   return s;
 }
-
-const lockoutSubject = (k: string): NotificationSubject => ({
-  kind: 'login_lockout',
-  username: k,
-  address: '198.51.100.9',
-  at: 't',
-});
-const WEBHOOK_TARGETS = {
-  chat: { enabled: true, destinations: [] },
-  webhook: { enabled: true, destinations: [{ id: 'default' }] },
-  email: { enabled: false, recipients: [] },
-  push: { enabled: true, devices: 0 },
-};
 
 /** Deliveries queued as notify queues them (a row in Postgres, a job on BullMQ), routed to the webhook. */
 async function queueDeliveries(s: Setup, tag: string, n: number): Promise<string[]> {
   const conn = createRedis(s.stores.config.redis, { forBullmq: true });
   const queues = createDeliveryQueues(s.stores.config, conn);
   try {
-    const queued = await recordDecisions(
-      s.stores.pg,
-      Array.from({ length: n }, (_, i) => ({
-        subjectKey: `lockout:${tag}${i}`,
-        subjectKind: 'login_lockout',
-        subjectId: `${tag}${i}`,
-        decision: decide(
-          { kind: 'daily_report', recipients: [] },
-          { minSeverity: 'high', channels: ['webhook'] },
-          WEBHOOK_TARGETS,
-          {
-            overrides: new Map(),
-            hidden: new Set(),
-          },
-        ),
-        subject: lockoutSubject(`lockout:${tag}${i}`),
-      })),
-    );
-    await enqueueDeliveries(queues, s.stores.config.notify, queued, lockoutSubject);
-    return queued.map((q) => q.id);
+    return await queueWebhookDeliveries(s.stores, queues, tag, n);
   } finally {
     await closeDeliveryQueues(queues);
     conn.disconnect();
@@ -166,17 +114,9 @@ async function seen(s: Setup): Promise<string> {
 /** Load, kill -9 of the master, promotion, then the service must work on the promoted node within `recoveryMs`. */
 async function killMasterUnderLoad(s: Setup, recoveryMs: number): Promise<{ before: string[] }> {
   const { stores, load, group } = s;
-  const correlated = async () =>
-    (await stores.pg.query<{ n: number }>('SELECT count(*)::int AS n FROM problem_events')).rows[0]!.n;
   load.start();
   try {
-    await waitFor('events to be correlated', correlated, (n) => n >= 30, 60_000);
-    await waitFor(
-      'live streams to be fed',
-      async () => load.streamsFedSince(0),
-      (n) => n >= 2,
-      30_000,
-    );
+    await loadFlowing(stores.pg, load, { correlated: 30, correlatedWithin: { ms: 60_000 }, streamsWithin: { ms: 30_000 } });
     // Jobs in Redis at the kill: deliveries queued just before it.
     const before = await queueDeliveries(s, 'before', 4);
 
@@ -192,29 +132,13 @@ async function killMasterUnderLoad(s: Setup, recoveryMs: number): Promise<{ befo
     const promotedAt = Date.now();
     expect(endedProcesses([s.proc])).toEqual([]);
 
-    const since = load.accepted.length;
-    await waitFor(
-      'agents to be accepted again',
-      async () => load.accepted.length,
-      (n) => n >= since + 20,
-      recoveryMs,
-    );
+    await acceptedAgain(load, { ms: recoveryMs });
     console.log(
       `${s.stores.config.redis.sentinels.length ? 'with' : 'without'} sentinels: promoted ${promotedAt - killedAt} ms after the kill; agents accepted again ${Date.now() - promotedAt} ms after the promotion`,
     );
-    await waitFor(
-      'live streams fed after the promotion',
-      async () => load.streamsFedSince(promotedAt),
-      (n) => n >= 2,
-      recoveryMs,
-    );
+    await streamsFedAgain(load, promotedAt, 'after the promotion', { ms: recoveryMs });
     expect((await load.login()).status).toBe(200);
-    await waitFor(
-      '/readyz',
-      () => readyStatus(s.proc.base).catch(() => 0),
-      (st) => st === 200,
-      recoveryMs,
-    );
+    await readyAgain([s.proc], { ms: recoveryMs });
     return { before };
   } catch (err) {
     throw new Error(`${(err as Error).message}\n${await seen(s)}`, { cause: err });
@@ -250,7 +174,7 @@ async function failsOver(s: Setup): Promise<void> {
   ).toEqual([]);
   expect(endedProcesses([s.proc])).toEqual([]);
   // Agents heard only 201/409/503 (503 while no master answered): never a refused connection or a 500.
-  expect([...s.load.agentStatuses.keys()].filter((st) => !['201', '409', '503'].includes(st))).toEqual([]);
+  expect(statusesBeyond(s.load.agentStatuses, ['201', '409', '503'])).toEqual([]);
 }
 
 describe('Redis behind Sentinel: the master killed (-9) under load', () => {

@@ -8,8 +8,7 @@
 // rule and its 30 s deduplication use the host's `occurred_at` (302 -> 303 timing is host-side).
 // The injectable clock only stamps processed_at / the outbox created_at.
 import type { Pool, PoolClient } from 'pg';
-import { maxSeverity, type Severity } from '@watchpost/schemas';
-import { withTransaction } from '@watchpost/runtime';
+import { maxSeverity } from '@watchpost/schemas';
 import {
   effectiveSeverity,
   enqueueProblemMessage,
@@ -47,39 +46,27 @@ import {
   type CorrelateEnvelope,
   type HardwareDiff,
 } from '../src/correlate/rules.ts';
-
-export type Clock = () => Date;
-
-export interface CorrelateSettings {
-  problemCorrelationWindowMinutes: number;
-  problemMinSeverity: Severity;
-}
-
-export interface BatchOutcome {
-  /** Events applied now (not seen before). */
-  applied: number;
-  /** Events skipped because the ledger already held them (replay) or repeated in the batch. */
-  skipped: number;
-  opened: { id: string; type: string; rule: string }[];
-  resolved: { id: string; resolved_by: 'auto' }[];
-  /** Latest received_at among applied events (for the processing-lag metric). */
-  latestReceivedAt: Date | null;
-}
-
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
+// The outcome, settings, event-id check, host sanitising and retry are production's (the set-based
+// correlator's), so that the comparison differs only in how events are applied.
+import {
+  UUID_RE,
+  pgSafeHost,
+  withRetriedTransaction,
+  type BatchOutcome,
+  type Clock,
+  type CorrelateSettings,
+} from '../src/correlate/processor.ts';
+import type { CorrelateSpec } from '../src/correlate/work.ts';
 
 const optText = (s: string | undefined) => (s === undefined ? undefined : pgSafeText(s));
 
 /**
- * The event as Postgres can hold it (core/src/pg-safe.ts): NUL and lone surrogates replaced, keys of
- * indexed columns (hostname, type, address) bounded by a hash. Only what reaches Postgres is copied:
- * details are read for the rule name and the RD Gateway session (made safe where read) and stored
- * only for inventory snapshots.
+ * The event as Postgres can hold it, as the per-event correlator made it (the set-based one reads the
+ * instance id and the event's kind besides): NUL and lone surrogates replaced, keys of indexed columns
+ * bounded by a hash, details stored only for inventory snapshots.
  */
 export function pgSafeEnvelope(env: CorrelateEnvelope): CorrelateEnvelope {
   const e = env.event;
-  const h = e.host;
   return {
     received_at: env.received_at,
     event: {
@@ -91,16 +78,7 @@ export function pgSafeEnvelope(env: CorrelateEnvelope): CorrelateEnvelope {
         product_version: pgSafeText(e.source.product_version),
         agent_instance_id: optText(e.source.agent_instance_id),
       },
-      host: {
-        hostname: pgSafeKey(h.hostname),
-        os_family: pgSafeText(h.os_family),
-        display_name: optText(h.display_name),
-        fqdn: optText(h.fqdn),
-        os_version: optText(h.os_version),
-        ipv4: h.ipv4 === undefined ? undefined : pgSafeKey(h.ipv4),
-        ipv6: optText(h.ipv6),
-        timezone: optText(h.timezone),
-      },
+      host: pgSafeHost(e.host),
       details: e.type === INVENTORY_TYPE && e.details ? pgSafeJson(e.details) : e.details,
     },
   };
@@ -114,14 +92,7 @@ export async function processBatch(
   clock: Clock,
 ): Promise<BatchOutcome> {
   const safe = envelopes.map(pgSafeEnvelope);
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await withTransaction(pool, (c) => applyBatch(c, safe, settings, clock));
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (!code || !RETRYABLE.has(code) || attempt >= 5) throw err;
-    }
-  }
+  return withRetriedTransaction(pool, (c) => applyBatch(c, safe, settings, clock));
 }
 
 async function applyBatch(
@@ -271,27 +242,11 @@ async function writeResolution(ctx: Ctx, p: ProblemRow, detailsPatch: Record<str
   ctx.out.resolved.push({ id: p.id, resolved_by: 'auto' });
 }
 
-interface CorrelateSpec {
-  host: string;
-  type: string;
-  rule: string;
-  severity: Severity;
-  title: string;
-  /** Service time stamped on the problem (created_at / last_seen). */
-  at: Date;
-  /** Time compared against the live problem's match time (received_at, or occurred_at for flaps). */
-  matchAt: Date;
-  windowMs: number;
-  liveMatchTime: (p: ProblemRow) => Date;
-  seed: string;
-  rdgFlap?: boolean;
-  timeline: TimelineEvent[];
-  /** New details for an opened problem, or the update of an extended one's details. */
-  details?: (previous: Record<string, unknown> | null) => Record<string, unknown>;
-}
+/** What a rule asks of correlate(): production's, without its late-arrival match (events apply in arrival order here). */
+type PerEventSpec = Omit<CorrelateSpec, 'match'>;
 
 /** Opens or extends the live problem of the fingerprint (see matchProblem). Returns its id. */
-async function correlate(ctx: Ctx, s: CorrelateSpec): Promise<string> {
+async function correlate(ctx: Ctx, s: PerEventSpec): Promise<string> {
   const fingerprint = fingerprintOf(s.host, s.type, s.rule);
   const r = await ctx.c.query<ProblemRow>(
     `SELECT ${PROBLEM_COLUMNS} FROM problems WHERE fingerprint = $1 AND status IN ('open', 'acknowledged') FOR UPDATE`,

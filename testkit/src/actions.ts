@@ -1,68 +1,12 @@
-// Remote-action tests: a real OpenSSH server, a WS-Management test double, local git repositories.
+// Remote-action tests: a real OpenSSH server, a WS-Management test double, local git repositories,
+// the actions worker and one scenario that puts them behind the API (remote-action-scenario.ts).
 export * from './sshd.ts';
 export * from './git-repos.ts';
 export * from './deploy-rules.ts';
 export * from './wsman-double.ts';
-
-import { Clients, type Config } from '@watchpost/runtime';
-import { actionsRole } from '@watchpost/processors';
-import { memoryLogger } from './logger.ts';
+export * from './actions-worker.ts';
+export * from './remote-action-scenario.ts';
 
 export { advanceAgentActions, runUpdateFallback } from '@watchpost/processors';
-
-/** The `actions` worker role on the test's config (own queue prefix and database). */
-export async function startActionsWorker(config: Config) {
-  const clients = new Clients(config);
-  const { log, lines } = memoryLogger();
-  const handle = await actionsRole({ config, log, clients });
-  return {
-    logLines: lines,
-    async close() {
-      await handle.close?.();
-      await clients.close();
-    },
-  };
-}
-
-/**
- * Inserts a host row as correlate would have created it; returns its id. `agentInstanceId` and
- * `boundKeyId` are the host's binding (the agent instance and key that first spoke for it): the agent
- * poll serves a host's commands and update only to that agent.
- */
-export async function insertHost(
-  pg: import('@watchpost/runtime').Pool,
-  h: {
-    hostname: string;
-    product: 'ssh-monitor' | 'rdp-login-monitor';
-    version: string;
-    address: string;
-    agentInstanceId?: string | null;
-    boundKeyId?: number | null;
-    /** An admin accepted its addresses (default): credentialed actions may run against it (issue 33). */
-    confirmed?: boolean;
-    /** The WinRM certificate an admin accepted (its SHA-256): no action pins one (issue 33). */
-    winrmCertSha256?: string;
-  },
-): Promise<number> {
-  const r = await pg.query<{ id: number }>(
-    `INSERT INTO hosts (hostname, os_family, product, product_version, first_seen, last_seen, ipv4, internal_address,
-                        agent_instance_id, bound_key_id, bound_at, confirmed_at, confirmed_by, winrm_cert_sha256)
-     VALUES ($1, $2, $3, $4, now(), now(), $5, $5, $6, $7, CASE WHEN $7::bigint IS NULL THEN NULL ELSE now() END,
-             CASE WHEN $8 THEN now() END, CASE WHEN $8 THEN 'test admin' END, $9)
-     RETURNING id`,
-    [
-      h.hostname,
-      h.product === 'ssh-monitor' ? 'linux' : 'windows',
-      h.product,
-      h.version,
-      h.address,
-      h.agentInstanceId ?? null,
-      h.boundKeyId ?? null,
-      h.confirmed ?? true,
-      h.winrmCertSha256 ?? null,
-    ],
-  );
-  return Number(r.rows[0]!.id);
-}
 export * from './wsman-schemas.ts';
 export { TEST_CERT_PEM } from './test-certificates.ts';

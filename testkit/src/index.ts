@@ -20,3 +20,7 @@ export * from './kafka-cluster.ts';
 export * from './clickhouse-server.ts';
 export * from './outage-load.ts';
 export * from './ports.ts';
+export * from './roles-app.ts';
+export * from './crash-child.ts';
+export * from './events-topic.ts';
+export * from './ingest-stores.ts';

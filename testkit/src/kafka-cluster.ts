@@ -15,6 +15,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { kafkaLog4j, kafkaNodeProperties, kafkaSmallNodeSettings, newKafkaClusterId, repoRoot } from '@watchpost/runtime';
 import { startTcpProxy, type TcpProxy } from './tcp-proxy.ts';
 import { freePort } from './ports.ts';
+import { endProcess, isRunning } from './own-server.ts';
 
 export interface KafkaClusterNode {
   id: number;
@@ -140,10 +141,7 @@ export async function startKafkaCluster(opts: KafkaClusterOptions = {}): Promise
   // The active controller as each node's broker last logged it (KRaft clients are never told).
   const controllerSeen = new Map<number, number>();
   const addresses = ids.map((id) => `127.0.0.1:${clientProxy.get(id)!.port}`);
-  const running = (id: number) => {
-    const c = children.get(id);
-    return c !== undefined && c.exitCode === null && c.signalCode === null;
-  };
+  const running = (id: number) => isRunning(children.get(id));
 
   function launch(id: number): void {
     const c = spawn(
@@ -204,13 +202,7 @@ export async function startKafkaCluster(opts: KafkaClusterOptions = {}): Promise
     }
   }
 
-  async function kill(id: number, signal: NodeJS.Signals): Promise<void> {
-    if (!running(id)) return;
-    const c = children.get(id)!;
-    const exited = once(c, 'exit');
-    c.kill(signal);
-    await exited;
-  }
+  const kill = (id: number, signal: NodeJS.Signals) => endProcess(children.get(id), signal);
 
   // A test process that ends without stop() (a crash, a timeout) must not leave JVMs behind.
   const killAll = () => {
@@ -263,17 +255,7 @@ export async function startKafkaCluster(opts: KafkaClusterOptions = {}): Promise
     },
     output: (id) => output.get(id) ?? '',
     async stop() {
-      await Promise.all(
-        ids.map(async (id) => {
-          if (!running(id)) return;
-          const c = children.get(id)!;
-          const exited = once(c, 'exit');
-          const t = setTimeout(() => c.kill('SIGKILL'), 5_000);
-          c.kill('SIGTERM');
-          await exited;
-          clearTimeout(t);
-        }),
-      );
+      await Promise.all(ids.map((id) => endProcess(children.get(id), 'SIGTERM', 5_000)));
       process.off('exit', killAll);
       for (const p of [...clientProxy.values(), ...controllerProxy.values()]) await p.close();
       await rm(dir, { recursive: true, force: true });

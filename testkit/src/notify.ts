@@ -13,6 +13,7 @@ import { simpleParser, type ParsedMail } from 'mailparser';
 import { Clients, type Config, type RoleHandle, type RoleStarter } from '@watchpost/runtime';
 import { deliverRole, notifyRole } from '@watchpost/processors';
 import { memoryLogger } from './logger.ts';
+import { createTestStores, testConfig, type TestStores } from './stores.ts';
 
 export interface ReceivedRequest {
   method: string;
@@ -206,6 +207,25 @@ async function startRole(role: RoleStarter, config: Config) {
 
 export const startNotifyRole = (config: Config) => startRole(notifyRole, config);
 export const startDeliverRole = (config: Config) => startRole(deliverRole, config);
+
+/**
+ * The notification pipeline of the delivery tests: the test's own stores (Kafka topics included) under
+ * testConfig(name, env), and the notify and deliver roles on them. `close` stops the roles, then drops
+ * the stores.
+ */
+export async function startNotifyPipeline(name: string, env: Record<string, string>) {
+  const config = testConfig(name, env);
+  const stores: TestStores = await createTestStores(config);
+  const roles = await Promise.all([startNotifyRole(config), startDeliverRole(config)]);
+  return {
+    config,
+    stores,
+    async close() {
+      await Promise.all(roles.map((r) => r.close()));
+      await stores.drop();
+    },
+  };
+}
 
 export interface PushMessage {
   /** the subscription the message was sent to (the path of its endpoint) */

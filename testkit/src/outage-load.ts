@@ -1,15 +1,18 @@
 // The service as an operator runs it (`ops/src/start.ts all`, or one process per role), under load
 // from agents, live streams and logins, for the tests that kill -9 a server under it
-// (ops/src/outage-*-kill.int.test.ts). Processes are spawned by path: nothing of ops or the roles is
-// imported here.
+// (ops/src/outage-*.int.test.ts, ops/src/kafka-cluster.int.test.ts), and the one scenario those kills
+// follow (killUnderLoad). Processes are spawned by path: nothing of ops or the roles is imported here.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { redisTargetEnv, repoRoot, type ClickHouseClient, type Config, type Pool } from '@watchpost/runtime';
+import { createKafka, redisTargetEnv, repoRoot, type ClickHouseClient, type Config, type Pool } from '@watchpost/runtime';
+import type { NotificationSubject } from '@watchpost/schemas';
+import { createApiKey, createUser, decide, enqueueDeliveries, recordDecisions, type DeliveryQueues } from '@watchpost/core';
 import { sampleEvent } from '@watchpost/schemas/fixtures';
 import { openSse, type SseClient } from './sse.ts';
 import { waitFor } from './kafka.ts';
 import { freePort } from './ports.ts';
+import { createTestStores, type TestStores } from './stores.ts';
 
 export interface ServiceProcess {
   role: string;
@@ -132,6 +135,23 @@ export interface LoadOptions {
   hostPrefix: string;
   /** API paths read in a loop with a bearer token (e.g. dashboards, event lists). */
   reads?: string[];
+  /** A login every second (default true); false: agents (and streams, if any) only. */
+  logins?: boolean;
+}
+
+/** Who the load is: an API key for the agents, an admin for logins, streams and reads. */
+export interface LoadCredentials {
+  apiKey: string;
+  username: string;
+  password: string;
+}
+
+/** Creates the API key (named `name`) and the admin `operator` a ServiceLoad uses. */
+export async function createLoadCredentials(pg: Pool, name: string): Promise<LoadCredentials> {
+  const apiKey = (await createApiKey(pg, name)).key;
+  const password = `pw-${name}-operator`;
+  await createUser(pg, { username: 'operator', password, role: 'admin' });
+  return { apiKey, username: 'operator', password };
 }
 
 /**
@@ -159,7 +179,7 @@ export class ServiceLoad {
 
   start(): void {
     for (let n = 0; n < this.opts.agents; n++) this.loops.push(this.agent(n));
-    this.loops.push(this.logins());
+    if (this.opts.logins ?? true) this.loops.push(this.logins());
     for (let n = 0; n < this.opts.streams; n++) this.loops.push(this.stream());
     if (this.opts.reads?.length) this.loops.push(this.reader(this.opts.reads));
   }
@@ -215,15 +235,20 @@ export class ServiceLoad {
     }
   }
 
+  /** `token`, or a fresh login's; undefined (after a second's pause) while logins fail. */
+  private async loggedIn(token: string | undefined): Promise<string | undefined> {
+    if (token) return token;
+    const fresh = (await this.login()).token;
+    if (!fresh) await sleep(1000);
+    return fresh;
+  }
+
   /** Reads each path in turn, as an open dashboard does. */
   private async reader(paths: string[]): Promise<void> {
     let token: string | undefined;
     while (this.running) {
-      if (!token) token = (await this.login()).token;
-      if (!token) {
-        await sleep(1000);
-        continue;
-      }
+      token = await this.loggedIn(token);
+      if (!token) continue;
       for (const path of paths) {
         const r = token ? await this.read(path, token) : 'no token';
         if (r === 401) token = undefined;
@@ -242,11 +267,8 @@ export class ServiceLoad {
   private async stream(): Promise<void> {
     let token: string | undefined;
     while (this.running) {
-      if (!token) token = (await this.login()).token;
-      if (!token) {
-        await sleep(1000);
-        continue;
-      }
+      token = await this.loggedIn(token);
+      if (!token) continue;
       let s: SseClient;
       try {
         s = await openSse(`${this.opts.api}/api/v1/stream/events?access_token=${encodeURIComponent(token)}`);
@@ -344,4 +366,283 @@ export function endedProcesses(
   return ps
     .filter((p) => !p.alive())
     .map((p) => ({ role: p.role, code: p.child.exitCode, signal: p.child.signalCode, log: p.output().slice(-3000) }));
+}
+
+/** What an outage test runs on: its stores, the load's credentials, the service's processes. */
+export interface OutageService {
+  config: Config;
+  stores: TestStores;
+  credentials: LoadCredentials;
+  /** The environment of the processes started (a test may add to it before it starts them). */
+  env: Record<string, string>;
+  processes: ServiceProcess[];
+  /** `node ops/src/start.ts <role>` with `env`; stopped by close(). */
+  start(role: string): Promise<ServiceProcess>;
+  /** Every role of `roles` as a process of its own; `byRole` finds one. */
+  startRoles(roles: readonly string[]): Promise<ServiceProcess[]>;
+  byRole: (role: string) => ServiceProcess;
+  /** A ServiceLoad of 6 agents posting to `ingest`, logins, streams and reads going to `api`. */
+  load(ingest: ServiceProcess, api: ServiceProcess, opts: { streams: number; hostPrefix: string; reads?: string[] }): ServiceLoad;
+  /** Stops the processes, drops the stores and stops the test's own server (if it ran on one). */
+  close(): Promise<void>;
+}
+
+/**
+ * The stores of `config` (migrated; on the test's own server where `config` points there), an API key
+ * and an admin named after `name`, and the service environment (`serviceEnv` with `extra`). `server`:
+ * the test's own server the config points at, stopped last by close().
+ */
+export async function setUpOutageService(
+  config: Config,
+  name: string,
+  extra: Record<string, string> = {},
+  server?: { stop(): Promise<void> },
+): Promise<OutageService> {
+  const stores = await createTestStores(config);
+  const credentials = await createLoadCredentials(stores.pg, name);
+  const processes: ServiceProcess[] = [];
+  const svc: OutageService = {
+    config,
+    stores,
+    credentials,
+    env: serviceEnv(config, extra),
+    processes,
+    async start(role) {
+      const p = await startServiceProcess(role, svc.env);
+      processes.push(p);
+      return p;
+    },
+    startRoles: (roles) => Promise.all(roles.map((role) => svc.start(role))),
+    byRole: (role) => processes.find((p) => p.role === role)!,
+    load: (ingest, api, opts) => new ServiceLoad({ ingest: ingest.base, api: api.base, ...credentials, agents: 6, ...opts }),
+    async close() {
+      await Promise.all(processes.map((p) => p.stop()));
+      await stores.drop().catch(() => {});
+      await server?.stop();
+    },
+  };
+  return svc;
+}
+
+/** Notifications sent to a webhook receiver on this machine (`url`), retried quickly. */
+export function webhookNotifyEnv(url: string): Record<string, string> {
+  return { NOTIFY_WEBHOOK_ALLOW: '127.0.0.1', NOTIFY_CHANNELS: 'webhook', NOTIFY_BACKOFF_MS: '200', NOTIFY_WEBHOOK_URL: url };
+}
+
+/** Events on problem timelines (correlated), all hosts together. */
+export async function correlatedCount(pg: Pool): Promise<number> {
+  return (await pg.query<{ n: number }>('SELECT count(*)::int AS n FROM problem_events')).rows[0]!.n;
+}
+
+/** The statuses (or error codes) heard that are not among `allowed` (a test expects none). */
+export function statusesBeyond(heard: Map<string, number>, allowed: string[]): string[] {
+  return [...heard.keys()].filter((st) => !allowed.includes(st));
+}
+
+/** Committed lag of the two groups that read the events topic, over the brokers given. */
+export async function eventsTopicLag(brokers: string[], config: Config): Promise<Record<'store' | 'correlate', number>> {
+  const admin = createKafka(brokers, 'test-lag').admin();
+  await admin.connect();
+  try {
+    const ends = await admin.fetchTopicOffsets(config.topics.events);
+    const lag = async (groupId: string) => {
+      const [committed] = await admin.fetchOffsets({ groupId, topics: [config.topics.events] });
+      return ends.reduce((sum, e) => {
+        const c = Number(committed!.partitions.find((p) => p.partition === e.partition)?.offset ?? -1);
+        return sum + Number(e.high) - (c < 0 ? 0 : c);
+      }, 0);
+    };
+    return { store: await lag(config.consumerGroups.store), correlate: await lag(config.consumerGroups.correlate) };
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** How long a wait may take, and how often it looks (waitFor's default when left out). */
+export interface Within {
+  ms: number;
+  everyMs?: number;
+}
+
+/** Until `n` events are correlated (load flowing through correlate), then until 2 live streams are fed. */
+export async function loadFlowing(
+  pg: Pool,
+  load: ServiceLoad,
+  opts: { correlated: number; correlatedWithin: Within; streamsWithin: Within },
+): Promise<void> {
+  const { correlatedWithin: c, streamsWithin: st } = opts;
+  await waitFor(
+    'events to be correlated',
+    () => correlatedCount(pg),
+    (n) => n >= opts.correlated,
+    c.ms,
+    c.everyMs,
+  );
+  await waitFor(
+    'live streams to be fed',
+    async () => load.streamsFedSince(0),
+    (n) => n >= 2,
+    st.ms,
+    st.everyMs,
+  );
+}
+
+/** Until 20 more events are accepted than now. */
+export async function acceptedAgain(load: ServiceLoad, within: Within): Promise<void> {
+  const since = load.accepted.length;
+  await waitFor(
+    'agents to be accepted again',
+    async () => load.accepted.length,
+    (n) => n >= since + 20,
+    within.ms,
+    within.everyMs,
+  );
+}
+
+/** Until 2 live streams have been fed since `since` (`what`: since when, for the failure). */
+export async function streamsFedAgain(load: ServiceLoad, since: number, what: string, within: Within): Promise<void> {
+  await waitFor(
+    `live streams fed ${what}`,
+    async () => load.streamsFedSince(since),
+    (n) => n >= 2,
+    within.ms,
+    within.everyMs,
+  );
+}
+
+/** Until every process answers /healthz with status ok. */
+export async function healthyAgain(ps: ServiceProcess[], within: Within): Promise<void> {
+  for (const p of ps)
+    await waitFor(
+      `${p.role} /healthz ok`,
+      () => health(p.base).catch(() => null),
+      (h) => h?.status === 'ok',
+      within.ms,
+      within.everyMs,
+    );
+}
+
+/** Until every process answers /readyz 200. */
+export async function readyAgain(ps: ServiceProcess[], within: Within): Promise<void> {
+  for (const p of ps)
+    await waitFor(
+      `${p.role} /readyz`,
+      () => readyStatus(p.base).catch(() => 0),
+      (st) => st === 200,
+      within.ms,
+      within.everyMs,
+    );
+}
+
+/** What agents (and readers) heard and what the processes logged, for a failure message. */
+export function loadReport(load: ServiceLoad, ps: ServiceProcess[]): string {
+  const reads = [...load.readStatuses].map(([k, m]) => [k, Object.fromEntries(m)]);
+  return [
+    `agents heard ${JSON.stringify(Object.fromEntries(load.agentStatuses))}`,
+    ...(reads.length ? [`reads heard ${JSON.stringify(reads)}`] : []),
+    ...ps.map((p) => `--- ${p.role}\n${p.output().slice(-4000)}`),
+  ].join('\n');
+}
+
+/** A server a test runs itself: its kill -9, and its restart on the same data and ports. */
+export interface KillableServer {
+  kill9(): Promise<void>;
+  restart(): Promise<void>;
+}
+
+export interface KillScenario {
+  load: ServiceLoad;
+  /** The service's processes: each must stay up, and answer /healthz ok once the server is back. */
+  processes: ServiceProcess[];
+  server: KillableServer;
+  /** Waits until the load flows through what the kill will interrupt. */
+  flowing(): Promise<void>;
+  /** Runs right before the kill (e.g. jobs queued that then exist only in the server killed). */
+  beforeKill?(): Promise<void>;
+  /** How long the server stays dead. */
+  downMs: number;
+  /** The test's checks once the server has been dead `downMs` (every kill test: no process ended). */
+  whileDown(): void;
+  /** How long each process may take to answer /healthz ok once the server is back. */
+  healthyWithin: Within;
+  /** The test's waits for its recovery, once every process is healthy; `back`: when the restart returned. */
+  recovered(back: number): Promise<void>;
+  /** More for a failure message (beyond what the load heard and the processes logged). */
+  report?(): string;
+}
+
+/**
+ * The kill every outage test runs: load started and flowing, kill -9 of the server, `downMs` without it,
+ * the restart, every process healthy again, the test's own recovery waits; the load is stopped in any
+ * case. A failure says what the load heard and the processes logged. What the stores hold is the
+ * test's to check after (storedOnce: every accepted event stored once).
+ */
+export async function killUnderLoad(sc: KillScenario): Promise<void> {
+  const { load, processes } = sc;
+  load.start();
+  try {
+    await sc.flowing();
+    await sleep(500);
+    await sc.beforeKill?.();
+
+    await sc.server.kill9();
+    await sleep(sc.downMs);
+    sc.whileDown();
+
+    await sc.server.restart();
+    const back = Date.now();
+    await healthyAgain(processes, sc.healthyWithin);
+    await sc.recovered(back);
+  } catch (err) {
+    const more = sc.report ? `\n${sc.report()}` : '';
+    throw new Error(`${(err as Error).message}\n${loadReport(load, processes)}${more}`, { cause: err });
+  } finally {
+    await load.stop();
+  }
+}
+
+const lockoutSubject = (k: string): NotificationSubject => ({
+  kind: 'login_lockout',
+  username: k,
+  address: '198.51.100.9',
+  at: 't',
+});
+const WEBHOOK_TARGETS = {
+  chat: { enabled: true, destinations: [] },
+  webhook: { enabled: true, destinations: [{ id: 'default' }] },
+  email: { enabled: false, recipients: [] },
+  push: { enabled: true, devices: 0 },
+};
+
+/**
+ * `n` login-lockout deliveries queued as notify queues them (a row in Postgres, a job on `queues`),
+ * routed to the webhook (as a report: the policy's channels), whose receiver counts them by delivery id
+ * (subject keys `lockout:<tag><i>`). Their delivery ids.
+ */
+export async function queueWebhookDeliveries(
+  stores: { pg: Pool; config: Config },
+  queues: DeliveryQueues,
+  tag: string,
+  n: number,
+): Promise<string[]> {
+  const queued = await recordDecisions(
+    stores.pg,
+    Array.from({ length: n }, (_, i) => ({
+      subjectKey: `lockout:${tag}${i}`,
+      subjectKind: 'login_lockout',
+      subjectId: `${tag}${i}`,
+      decision: decide(
+        { kind: 'daily_report', recipients: [] },
+        { minSeverity: 'high', channels: ['webhook'] },
+        WEBHOOK_TARGETS,
+        {
+          overrides: new Map(),
+          hidden: new Set(),
+        },
+      ),
+      subject: lockoutSubject(`lockout:${tag}${i}`),
+    })),
+  );
+  await enqueueDeliveries(queues, stores.config.notify, queued, lockoutSubject);
+  return queued.map((q) => q.id);
 }

@@ -2,48 +2,27 @@
 // loopback port, trust auth), for faults a test must not apply to the shared stack Postgres: kill -9 of
 // the postmaster, then a restart on the same data dir and port. As root it runs as the `postgres` OS
 // user, as the local stack does (ops/src/stack/cli.ts).
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { chown, mkdtemp, rm } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { chown, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { findPostgresBin, postgresOsUser } from '@watchpost/runtime';
 import { freePort } from './ports.ts';
+import { startOwnServer, type OwnServer } from './own-server.ts';
 
-export interface OwnPostgres {
+/**
+ * url: postgres://postgres@127.0.0.1:<port>/postgres; pid(): the postmaster's; kill9(): the postmaster
+ * only (its backends notice and exit on their own); stop(): fast shutdown (SIGKILL after 10 s).
+ */
+export interface OwnPostgres extends OwnServer {
   port: number;
-  /** postgres://postgres@127.0.0.1:<port>/postgres */
-  url: string;
-  /** The postmaster's pid while it runs. */
-  pid(): number | undefined;
-  /** SIGKILL to the postmaster (its backends notice and exit on their own); resolves once it is gone. */
-  kill9(): Promise<void>;
-  /** Starts the postmaster again on the same data dir and port; resolves once it answers. */
-  restart(): Promise<void>;
-  /** Fast shutdown (or SIGKILL after 10 s) and removes the data dir. */
-  stop(): Promise<void>;
 }
 
 function pgBin(name: string): string {
-  const versions = existsSync('/usr/lib/postgresql')
-    ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))
-    : [];
-  for (const v of versions) {
-    const p = `/usr/lib/postgresql/${v}/bin/${name}`;
-    if (existsSync(p)) return p;
-  }
-  throw new Error(`no PostgreSQL ${name} under /usr/lib/postgresql (npm run stack:up installs it)`);
-}
-
-function postgresUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('postgres:'));
-  if (!line) throw new Error('running as root but there is no postgres OS user to run PostgreSQL as');
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
+  const p = findPostgresBin(name);
+  if (!p) throw new Error(`no PostgreSQL ${name} under /usr/lib/postgresql (npm run stack:up installs it)`);
+  return p;
 }
 
 async function ping(url: string): Promise<boolean> {
@@ -62,7 +41,7 @@ async function ping(url: string): Promise<boolean> {
 
 /** initdb + postgres with the given extra settings (`-c name=value`). */
 export async function startPostgresServer(settings: Record<string, string> = {}): Promise<OwnPostgres> {
-  const user = postgresUser();
+  const user = postgresOsUser();
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'watchpost-pg-'));
   if (user) await chown(dir, user.uid, user.gid);
@@ -84,57 +63,22 @@ export async function startPostgresServer(settings: Record<string, string> = {})
   };
   const args = ['-D', data, '-p', String(port), '-k', dir, ...Object.entries(conf).flatMap(([k, v]) => ['-c', `${k}=${v}`])];
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-  let child: ChildProcess | undefined;
-  let output = '';
-
-  async function launch(): Promise<void> {
-    // After a kill -9 the old backends hold the shared memory until they notice the postmaster is gone,
-    // so a new postmaster may refuse to start for a moment: try again until the deadline.
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const c = spawn(pgBin('postgres'), args, { stdio: ['ignore', 'pipe', 'pipe'], ...(user ?? {}) });
-      const keep = (d: Buffer) => (output = (output + d.toString()).slice(-4000));
-      c.stdout!.on('data', keep);
-      c.stderr!.on('data', keep);
-      child = c;
-      while (c.exitCode === null && c.signalCode === null) {
-        if (await ping(url)) return;
-        if (Date.now() > deadline) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      if (c.exitCode === null && c.signalCode === null) {
-        c.kill('SIGKILL');
-        await once(c, 'exit');
-      }
-      if (Date.now() > deadline) throw new Error(`postgres on port ${port} did not start: ${output}`);
-      await new Promise((r) => setTimeout(r, 250));
-    }
-  }
-
-  const running = () => child !== undefined && child.exitCode === null && child.signalCode === null;
-  async function kill(signal: NodeJS.Signals): Promise<void> {
-    if (!running()) return;
-    const exited = once(child!, 'exit');
-    child!.kill(signal);
-    await exited;
-  }
-
-  await launch();
-  return {
-    port,
+  // After a kill -9 the old backends hold the shared memory until they notice the postmaster is gone,
+  // so a new postmaster may refuse to start for a moment: the launch tries again until the deadline.
+  const server = await startOwnServer(
     url,
-    pid: () => (running() ? child!.pid : undefined),
-    kill9: () => kill('SIGKILL'),
-    restart: launch,
-    async stop() {
-      if (running()) {
-        const exited = once(child!, 'exit');
-        const t = setTimeout(() => child!.kill('SIGKILL'), 10_000);
-        child!.kill('SIGINT'); // fast shutdown
-        await exited;
-        clearTimeout(t);
-      }
-      await rm(dir, { recursive: true, force: true });
+    dir,
+    {
+      name: `postgres on port ${port}`,
+      cmd: pgBin('postgres'),
+      args,
+      user,
+      answers: () => ping(url),
+      startMs: 30_000,
+      pollMs: 100,
+      retryMs: 250,
     },
-  };
+    { signal: 'SIGINT', killAfterMs: 10_000 }, // fast shutdown
+  );
+  return { port, ...server };
 }

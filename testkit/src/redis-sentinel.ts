@@ -3,13 +3,13 @@
 // for the failover tests (ops/src/outage-redis-sentinel.int.test.ts). No persistence: the replica is
 // the copy. Sentinel rewrites the config files as the group changes.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRedis, redisNodeConf, sentinelConf, type Redis } from '@watchpost/runtime';
 import { freePort } from './ports.ts';
 import { waitFor } from './kafka.ts';
+import { endProcess, isRunning } from './own-server.ts';
 
 export interface SentinelGroupNode {
   port: number;
@@ -33,15 +33,6 @@ export interface OwnSentinelGroup {
 
 function startProcess(args: string[]): ChildProcess {
   return spawn('redis-server', args, { stdio: 'ignore' });
-}
-
-const running = (c: ChildProcess) => c.exitCode === null && c.signalCode === null;
-
-async function killProcess(c: ChildProcess, signal: NodeJS.Signals): Promise<void> {
-  if (!running(c)) return;
-  const exited = once(c, 'exit');
-  c.kill(signal);
-  await exited;
 }
 
 /** One short-lived client per question: a dead server answers null, it never blocks the test. */
@@ -76,7 +67,7 @@ export async function startSentinelGroup(
     await writeFile(conf, redisNodeConf({ dir, port, replicaOf, persistence: false, maxmemory: '256mb' }));
     const child = startProcess([conf]);
     children.push(child);
-    nodes.push({ port, alive: () => running(child), kill9: () => killProcess(child, 'SIGKILL') });
+    nodes.push({ port, alive: () => isRunning(child), kill9: () => endProcess(child, 'SIGKILL') });
   }
   await waitFor(
     'the replica in sync',
@@ -133,7 +124,7 @@ export async function startSentinelGroup(
     roles: () =>
       Promise.all(nodePorts.map(async (p) => (await ask(p, async (r) => ((await r.call('ROLE')) as string[])[0]!)) ?? 'down')),
     async stop() {
-      await Promise.all(children.map((c) => killProcess(c, 'SIGTERM')));
+      await Promise.all(children.map((c) => endProcess(c, 'SIGTERM')));
       await rm(root, { recursive: true, force: true });
     },
   };

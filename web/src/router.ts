@@ -1,89 +1,53 @@
 // Routes are lazy (each page its own chunk) so the login and dashboard routes load little JavaScript.
 // `meta.admin` pages are left out of a monitor's navigation and refused by this guard (the API
 // refuses their calls with 403 anyway).
-import { createRouter, createWebHistory, type RouteRecordRaw } from 'vue-router';
+import { createRouter, createWebHistory, type RouteComponent, type RouteMeta, type RouteRecordRaw } from 'vue-router';
 import { useAuth } from './stores/auth';
+
+type Lazy = () => Promise<RouteComponent | { default: RouteComponent }>;
 
 declare module 'vue-router' {
   interface RouteMeta {
     title?: string;
+    /** The navigation link's text where it is shorter than the title. */
+    nav?: string;
     admin?: boolean;
     public?: boolean;
   }
 }
 
+/** A page: its path, name, lazily loaded view and title (the tab's), with more `meta` where it has any. */
+const page = (path: string, name: string, component: Lazy, title: string, meta: RouteMeta = {}): RouteRecordRaw => ({
+  path,
+  name,
+  component,
+  meta: { title, ...meta },
+});
+/** A page for admins only. */
+const admin = (path: string, name: string, component: Lazy, title: string) => page(path, name, component, title, { admin: true });
+
 const routes: RouteRecordRaw[] = [
-  { path: '/login', name: 'login', component: () => import('./views/LoginView.vue'), meta: { title: 'Log in', public: true } },
-  { path: '/', name: 'dashboard', component: () => import('./views/DashboardView.vue'), meta: { title: 'Dashboard' } },
-  { path: '/events', name: 'events', component: () => import('./views/EventsView.vue'), meta: { title: 'Events' } },
-  { path: '/events/:id', name: 'event', component: () => import('./views/EventDetailView.vue'), meta: { title: 'Event' } },
-  { path: '/hosts', name: 'hosts', component: () => import('./views/HostsView.vue'), meta: { title: 'Hosts' } },
-  { path: '/hosts/:id', name: 'host', component: () => import('./views/HostDetailView.vue'), meta: { title: 'Host' } },
-  {
-    path: '/host-changes',
-    name: 'host-changes',
-    component: () => import('./views/HostChangesView.vue'),
-    meta: { title: 'Host changes' },
-  },
-  { path: '/problems', name: 'problems', component: () => import('./views/ProblemsView.vue'), meta: { title: 'Problems' } },
-  {
-    path: '/problems/:id',
-    name: 'problem',
-    component: () => import('./views/ProblemDetailView.vue'),
-    meta: { title: 'Problem' },
-  },
-  { path: '/reports', name: 'reports', component: () => import('./views/ReportsView.vue'), meta: { title: 'Daily reports' } },
+  page('/login', 'login', () => import('./views/LoginView.vue'), 'Log in', { public: true }),
+  page('/', 'dashboard', () => import('./views/DashboardView.vue'), 'Dashboard'),
+  page('/events', 'events', () => import('./views/EventsView.vue'), 'Events'),
+  page('/events/:id', 'event', () => import('./views/EventDetailView.vue'), 'Event'),
+  page('/hosts', 'hosts', () => import('./views/HostsView.vue'), 'Hosts'),
+  page('/hosts/:id', 'host', () => import('./views/HostDetailView.vue'), 'Host'),
+  page('/host-changes', 'host-changes', () => import('./views/HostChangesView.vue'), 'Host changes'),
+  page('/problems', 'problems', () => import('./views/ProblemsView.vue'), 'Problems'),
+  page('/problems/:id', 'problem', () => import('./views/ProblemDetailView.vue'), 'Problem'),
+  page('/reports', 'reports', () => import('./views/ReportsView.vue'), 'Daily reports', { nav: 'Reports' }),
   { path: '/settings', redirect: '/settings/event-types' },
-  {
-    path: '/settings/notifications',
-    name: 'notifications',
-    component: () => import('./views/NotificationsView.vue'),
-    meta: { title: 'Notifications', admin: true },
-  },
-  {
-    path: '/settings/event-types',
-    name: 'settings-types',
-    component: () => import('./views/SettingsView.vue'),
-    meta: { title: 'Settings', admin: true },
-  },
-  {
-    path: '/settings/users',
-    name: 'users',
-    component: () => import('./views/UsersView.vue'),
-    meta: { title: 'Users', admin: true },
-  },
-  {
-    path: '/settings/api-keys',
-    name: 'api-keys',
-    component: () => import('./views/ApiKeysView.vue'),
-    meta: { title: 'API keys', admin: true },
-  },
-  {
-    path: '/settings/devices',
-    name: 'devices',
-    component: () => import('./views/DevicesView.vue'),
-    meta: { title: 'Devices', admin: true },
-  },
-  {
-    path: '/settings/remote-access',
-    name: 'remote-access',
-    component: () => import('./views/RemoteAccessView.vue'),
-    meta: { title: 'Remote access', admin: true },
-  },
-  {
-    path: '/settings/audit',
-    name: 'audit',
-    component: () => import('./views/AuditView.vue'),
-    meta: { title: 'Audit log', admin: true },
-  },
-  {
-    path: '/account/security',
-    name: 'security',
-    component: () => import('./views/SecurityView.vue'),
-    meta: { title: 'Security' },
-  },
-  { path: '/forbidden', name: 'forbidden', component: () => import('./views/ForbiddenView.vue'), meta: { title: 'Not allowed' } },
-  { path: '/:rest(.*)*', name: 'not-found', component: () => import('./views/NotFoundView.vue'), meta: { title: 'Not found' } },
+  admin('/settings/notifications', 'notifications', () => import('./views/NotificationsView.vue'), 'Notifications'),
+  admin('/settings/event-types', 'settings-types', () => import('./views/SettingsView.vue'), 'Settings'),
+  admin('/settings/users', 'users', () => import('./views/UsersView.vue'), 'Users'),
+  admin('/settings/api-keys', 'api-keys', () => import('./views/ApiKeysView.vue'), 'API keys'),
+  admin('/settings/devices', 'devices', () => import('./views/DevicesView.vue'), 'Devices'),
+  admin('/settings/remote-access', 'remote-access', () => import('./views/RemoteAccessView.vue'), 'Remote access'),
+  admin('/settings/audit', 'audit', () => import('./views/AuditView.vue'), 'Audit log'),
+  page('/account/security', 'security', () => import('./views/SecurityView.vue'), 'Security'),
+  page('/forbidden', 'forbidden', () => import('./views/ForbiddenView.vue'), 'Not allowed'),
+  page('/:rest(.*)*', 'not-found', () => import('./views/NotFoundView.vue'), 'Not found'),
 ];
 
 export const router = createRouter({ history: createWebHistory(), routes });

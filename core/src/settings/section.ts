@@ -89,6 +89,26 @@ export function setSecret(obj: object, field: string, v: string | null | undefin
   else if (v !== undefined) stored[`${field}_enc`] = crypt.encrypt(field, v);
 }
 
+/**
+ * The next stored value of a save, as every section and channel makes it: a copy of `stored` with each of
+ * `fields` as the body says (setOrDrop) and each of the part's declared `secrets` encrypted (setSecret), so
+ * that the list the audit log masks is the list that is encrypted. A save with more to it (a check before,
+ * a secret tied to another field after) does that around this.
+ */
+export function nextStored<S extends object, B extends object>(
+  part: { readonly secrets: readonly (keyof B & string)[] },
+  stored: S,
+  body: B,
+  fields: readonly (keyof B & keyof S & string)[],
+  crypt: Crypt,
+): S {
+  const next = { ...stored };
+  const given = body as Record<string, unknown>;
+  for (const f of fields) setOrDrop(next as Record<string, unknown>, f, given[f]);
+  for (const f of part.secrets) setSecret(next, f, given[f] as string | null | undefined, crypt);
+  return next;
+}
+
 /** Secrets bound to their place (`aad(field)`): a ciphertext moved to another setting or field does not decrypt. */
 export function settingsCrypt(secretsKey: Buffer, aad: (field: string) => string): Crypt {
   return {

@@ -5,22 +5,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Kafka } from 'kafkajs';
 import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
-import { createKafka, createRedis, type Redis } from '@watchpost/runtime';
 import { createApiKey } from '@watchpost/core';
 import { decodeEnvelope } from '@watchpost/schemas';
 import {
   SSH_MONITOR_MAILS,
-  createTestStores,
   localhostCertificate,
   memoryLogger,
+  openIngestStoresReadingEvents,
   sshMonitorSendEmail,
-  testConfig,
-  topicReader,
   waitFor,
+  type IngestStoresReadingEvents,
   type SshMonitorMailKind,
-  type TestStores,
 } from '@watchpost/testkit';
 import type { SmtpIntakeConfig } from '@watchpost/runtime';
 import { createIngest, type IngestService } from '../app.ts';
@@ -29,9 +25,8 @@ import { createSmtpIntake, type SmtpIntake } from './intake.ts';
 import { mailEventId, mailText } from './event.ts';
 
 const HOST = hostname(); // the agent's subject: socket.gethostname()
-let stores: TestStores;
-let redis: Redis;
-let kafka: Kafka;
+/** The test's stores, Redis and Kafka clients, and the reader of its events topic. */
+let s: IngestStoresReadingEvents;
 let ingest: IngestService;
 let intake: SmtpIntake;
 let port: number;
@@ -39,7 +34,6 @@ let smtpConfig: SmtpIntakeConfig;
 let key: string;
 let keyId: number;
 let dir: string;
-let reader: Awaited<ReturnType<typeof topicReader>>;
 const logs = memoryLogger();
 
 beforeAll(async () => {
@@ -49,21 +43,22 @@ beforeAll(async () => {
   const pems = await localhostCertificate();
   writeFileSync(join(dir, 'cert.pem'), pems.cert);
   writeFileSync(join(dir, 'key.pem'), pems.key);
-  const config = testConfig('smtp_intake', {
-    SERVICE_SMTP_PORT: '0',
-    SERVICE_SMTP_HOST: '127.0.0.1',
-    SERVICE_SMTP_TLS_CERT_FILE: join(dir, 'cert.pem'),
-    SERVICE_SMTP_TLS_KEY_FILE: join(dir, 'key.pem'),
-    SERVICE_SMTP_MAX_MESSAGE_BYTES: '20000',
-  });
-  stores = await createTestStores(config);
-  redis = createRedis(config.redisUrl);
-  kafka = createKafka(config.kafkaBrokers, 'smtp-test');
-  ({ key, id: keyId } = await createApiKey(stores.pg, 'ssh fleet'));
-  ingest = createIngest({ config, log: logs.log, redis, pg: stores.pg, kafka });
-  smtpConfig = config.smtp;
+  s = await openIngestStoresReadingEvents(
+    'smtp_intake',
+    {
+      SERVICE_SMTP_PORT: '0',
+      SERVICE_SMTP_HOST: '127.0.0.1',
+      SERVICE_SMTP_TLS_CERT_FILE: join(dir, 'cert.pem'),
+      SERVICE_SMTP_TLS_KEY_FILE: join(dir, 'key.pem'),
+      SERVICE_SMTP_MAX_MESSAGE_BYTES: '20000',
+    },
+    'smtp-test',
+  );
+  ({ key, id: keyId } = await createApiKey(s.stores.pg, 'ssh fleet'));
+  ingest = createIngest({ config: s.config, log: logs.log, redis: s.redis, pg: s.stores.pg, kafka: s.kafka });
+  smtpConfig = s.config.smtp;
   intake = createSmtpIntake({
-    config: config.smtp,
+    config: s.config.smtp,
     log: logs.log,
     pipeline: ingest.pipeline,
     keys: ingest.keys,
@@ -71,15 +66,12 @@ beforeAll(async () => {
     certPollMs: 100,
   });
   port = await intake.listen();
-  reader = await topicReader(kafka, config.topics.events);
 }, 60_000);
 
 afterAll(async () => {
   await intake?.close();
   await ingest?.close();
-  await reader?.close();
-  await redis?.quit();
-  await stores?.drop();
+  await s?.close();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -127,7 +119,7 @@ const send = (body: string, env: Record<string, string> = {}) =>
   sshMonitorSendEmail({ port, password: key, certFile: join(dir, 'cert.pem') }, body, env);
 
 async function eventsWith(id: string) {
-  return (await reader.caughtUp()).filter((m) => m.value.includes(id));
+  return (await s.events.caughtUp()).filter((m) => m.value.includes(id));
 }
 
 /** Every alert kind of the agent and the event type it becomes. */
@@ -188,7 +180,7 @@ describe('ssh-monitor alerts over SMTP', () => {
   });
 
   it('refuses a wrong key (535), a body over the limit (552), and AUTH without TLS; nothing is appended', async () => {
-    const before = (await reader.caughtUp()).length;
+    const before = (await s.events.caughtUp()).length;
     const wrong = await send(SSH_MONITOR_MAILS.login_root, { MAIL_SMTP_PASSWORD: 'sac_not-a-key' });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toMatch(/^SMTP-ERROR 535 SMTPAuthenticationError/m);
@@ -198,7 +190,7 @@ describe('ssh-monitor alerts over SMTP', () => {
     const plain = await send(SSH_MONITOR_MAILS.login_root, { MAIL_USE_STARTTLS: '0' });
     expect(plain.code).toBe(1);
     expect(plain.stderr).toMatch(/SMTP-ERROR 538 .*STARTTLS/); // AUTH only after STARTTLS
-    expect((await reader.caughtUp()).length).toBe(before);
+    expect((await s.events.caughtUp()).length).toBe(before);
   });
 });
 

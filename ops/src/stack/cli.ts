@@ -8,10 +8,12 @@ import { availableParallelism } from 'node:os';
 import { stackSettings, type StackSettings } from './settings.ts';
 import { probe } from './probe.ts';
 import {
+  findPostgresBin,
   kafkaLog4j,
   kafkaNodeProperties,
   kafkaSmallNodeSettings,
   newKafkaClusterId,
+  postgresOsUser,
   redisNodeConf,
   sentinelConf,
 } from '@watchpost/runtime';
@@ -35,16 +37,6 @@ function which(bin: string): string | undefined {
   return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
-function pgBin(name: string): string | undefined {
-  if (!existsSync('/usr/lib/postgresql')) return undefined;
-  const versions = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a));
-  for (const v of versions) {
-    const p = `/usr/lib/postgresql/${v}/bin/${name}`;
-    if (existsSync(p)) return p;
-  }
-  return undefined;
-}
-
 function aptInstall(pkgs: string[]): void {
   if (pkgs.length === 0) return;
   log(`installing Debian packages: ${pkgs.join(' ')}`);
@@ -62,7 +54,7 @@ function aptInstall(pkgs: string[]): void {
 
 function ensureInstalled(needed: Server[]): void {
   const pkgs: string[] = [];
-  if (needed.includes('postgres') && !pgBin('postgres')) pkgs.push('postgresql');
+  if (needed.includes('postgres') && !findPostgresBin('postgres')) pkgs.push('postgresql');
   if (needed.includes('redis') && !which('redis-server')) pkgs.push('redis-server');
   if (needed.includes('clickhouse') && !which('clickhouse-server')) pkgs.push('clickhouse-server');
   if (needed.includes('kafka') && !which('java')) pkgs.push('openjdk-17-jre-headless');
@@ -99,16 +91,6 @@ function launchIn(dir: string, cmd: string, args: string[], opts: { uid?: number
   child.unref();
 }
 
-function postgresUser(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('postgres:'));
-  if (!line) throw new Error('running as root but there is no postgres OS user to run PostgreSQL as');
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
 // As root, PostgreSQL runs as the `postgres` OS user, which may not be able to reach a state folder
 // under a private home (e.g. /root). Then its data lives in a folder of its own, keyed by the state dir.
 function postgresHome(user: { uid: number; gid: number } | undefined): string {
@@ -120,7 +102,7 @@ function postgresHome(user: { uid: number; gid: number } | undefined): string {
 }
 
 function startPostgres(): void {
-  const user = postgresUser();
+  const user = postgresOsUser();
   const dir = postgresHome(user);
   const data = join(dir, 'data');
   mkdirSync(join(s.dir, 'postgres'), { recursive: true, mode: 0o755 });
@@ -128,11 +110,11 @@ function startPostgres(): void {
   if (user) chownSync(dir, user.uid, user.gid);
   if (!existsSync(join(data, 'PG_VERSION'))) {
     log('initdb PostgreSQL');
-    sh(pgBin('initdb')!, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'], user ?? {});
+    sh(findPostgresBin('initdb')!, ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8'], user ?? {});
   }
   launch(
     'postgres',
-    pgBin('postgres')!,
+    findPostgresBin('postgres')!,
     [
       '-D',
       data,

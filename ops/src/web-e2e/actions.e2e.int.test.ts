@@ -6,27 +6,27 @@
 // (the target networks set there first, with their rules said in words; NTLM chosen there, password
 // never shown, a wrong password refused with the WinRM reason, git test of unsaved values). The double
 // speaks NTLM over plain HTTP (allowed for a lab), so every WinRM action here authenticates with it.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { EventEnvelope } from '@watchpost/schemas';
 import { makeEnvelope } from '@watchpost/testkit';
-import { addUser } from '@watchpost/testkit/api';
 import {
   createRdpAgentRepo,
-  insertHost,
+  insertLinuxHost,
+  insertWindowsHost,
   rdpAgentFiles,
+  remoteActionEnv,
   startActionsWorker,
   startWsmanDouble,
-  wsmanDoubleEnv,
+  type ActionsWorker,
   type DoubleSession,
   type TestGitRepo,
   type WsmanDouble,
 } from '@watchpost/testkit/actions';
-import { launchChromium } from './chromium.ts';
-import { startWebServer, type WebServer } from './server.ts';
-import { axeSerious, chooseOption, confirmDialog, DESKTOP, loginAs, screenshots } from './pages.ts';
+import { axeSerious, chooseOption, confirmDialog, DESKTOP, screenshots } from './pages.ts';
+import { ADA, MONA, browserTest } from './session.ts';
 
 const WIN_USER = 'CORP\\svc-watchpost';
 const WIN_PASSWORD = 'win-Pa55"word&';
@@ -35,16 +35,36 @@ const WIN_PASSWORD = 'win-Pa55"word&';
 const AGENT_FROM = '2.1.7-SAC';
 const AGENT_TO = '2.1.8-SAC';
 
-let srv: WebServer;
+// The double and the repository first: the server's environment names them.
+const t = browserTest('web_actions', async () => {
+  win = await startWsmanDouble({ username: WIN_USER, password: WIN_PASSWORD, auth: 'ntlm' });
+  repo = createRdpAgentRepo(AGENT_FROM);
+  repo.commit({ 'version.txt': `${AGENT_TO}\n`, 'Login_Monitor.ps1': rdpAgentFiles(AGENT_TO)['Login_Monitor.ps1']! });
+  // No password (set in the browser) and no target networks (the first test sets them there).
+  const env = remoteActionEnv(
+    { winrm: { double: win, username: WIN_USER }, targetNetworks: null },
+    {
+      SERVICE_ACTION_TIMEOUT_MS: '3000',
+      SERVICE_ACTION_WAIT_MS: '6000',
+      SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS: 'true',
+      // a fifth of it (5 s) is how long the update waits for the agent to report the new version
+      SERVICE_AGENT_UPDATE_TIMEOUT_MS: '25000',
+      SERVICE_SSH_USERNAME: 'watchpost',
+      // the double does not download the bundle (windows-update.int.test.ts does)
+      SERVICE_PUBLIC_URL: 'http://127.0.0.1:9',
+      SERVICE_SSH_PORT: String(await closedPort()),
+    },
+  );
+  return { env, users: [ADA, MONA] };
+});
+const { pageErrors } = t;
 let win: WsmanDouble;
 let repo: TestGitRepo;
-let worker: Awaited<ReturnType<typeof startActionsWorker>>;
-let browser: Browser;
+let worker: ActionsWorker;
 let page: Page;
 let winHost: number;
 let linuxHost: number;
 const ev = { rdp: '', gateway: '' };
-const pageErrors: string[] = [];
 
 const SESSIONS: DoubleSession[] = [
   { session_name: 'services', username: '', id: 0, state: 'Disc' },
@@ -92,12 +112,12 @@ async function deployLikeWindows(script: string) {
   const sha256 = /^\$sha256 = '([0-9a-f]{64})'$/m.exec(script)?.[1];
   if (!sha256 || !/ -File \$deploy -SourceShareRoot \$staging /.test(script))
     return { stdout: '', stderr: 'not the Deploy-LoginMonitor.ps1 update script', exitCode: 1 };
-  const bundle = await srv.h.stores.pg.query<{ version: string }>('SELECT version FROM agent_bundles WHERE sha256 = $1', [
+  const bundle = await t.srv.h.stores.pg.query<{ version: string }>('SELECT version FROM agent_bundles WHERE sha256 = $1', [
     sha256,
   ]);
   const version = bundle.rows[0]?.version;
   if (!version) return { stdout: '', stderr: 'agent bundle SHA-256 mismatch: download refused', exitCode: 1 };
-  await srv.store([agentUpdatedEvent(version)], { correlate: true });
+  await t.srv.store([agentUpdatedEvent(version)], { correlate: true });
   return {
     stdout: [
       'WATCHPOST-DEPLOY-EXIT=0',
@@ -130,53 +150,12 @@ function agentUpdatedEvent(version: string): EventEnvelope {
 }
 
 beforeAll(async () => {
-  win = await startWsmanDouble({ username: WIN_USER, password: WIN_PASSWORD, auth: 'ntlm' });
-  repo = createRdpAgentRepo(AGENT_FROM);
-  repo.commit({ 'version.txt': `${AGENT_TO}\n`, 'Login_Monitor.ps1': rdpAgentFiles(AGENT_TO)['Login_Monitor.ps1']! });
-  srv = await startWebServer('web_actions', {
-    SERVICE_WINRM_USERNAME: WIN_USER,
-    ...wsmanDoubleEnv(win),
-    SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
-    SERVICE_ACTION_TIMEOUT_MS: '3000',
-    SERVICE_ACTION_WAIT_MS: '6000',
-    SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS: 'true',
-    // a fifth of it (5 s) is how long the update waits for the agent to report the new version
-    SERVICE_AGENT_UPDATE_TIMEOUT_MS: '25000',
-    SERVICE_SSH_USERNAME: 'watchpost',
-    // the double does not download the bundle (windows-update.int.test.ts does)
-    SERVICE_PUBLIC_URL: 'http://127.0.0.1:9',
-    SERVICE_SSH_PORT: String(await closedPort()),
-  });
-  worker = await startActionsWorker(srv.h.config);
-  const [b] = await Promise.all([
-    launchChromium(),
-    addUser(srv.h, 'ada', 'admin', 'ada-admin-password-1'),
-    addUser(srv.h, 'mona', 'monitor', 'mona-monitor-password-1'),
-  ]);
-  browser = b;
-  winHost = await insertHost(srv.h.stores.pg, {
-    hostname: 'win-01',
-    product: 'rdp-login-monitor',
-    version: AGENT_FROM,
-    address: '127.0.0.1',
-    agentInstanceId: 'w1',
-    boundKeyId: 21,
-  });
+  worker = await startActionsWorker(t.srv.h.config);
+  const pg = t.srv.h.stores.pg;
+  winHost = await insertWindowsHost(pg, 'win-01', { version: AGENT_FROM, agentInstanceId: 'w1', boundKeyId: 21 });
   // The gateway's own agent, bound and confirmed: only its events drive gateway actions (issue 33).
-  await insertHost(srv.h.stores.pg, {
-    hostname: 'gw-01',
-    product: 'rdp-login-monitor',
-    version: AGENT_FROM,
-    address: '10.20.0.1',
-    agentInstanceId: 'g1',
-    boundKeyId: 22,
-  });
-  linuxHost = await insertHost(srv.h.stores.pg, {
-    hostname: 'lin-01',
-    product: 'ssh-monitor',
-    version: '2.0.0',
-    address: '127.0.0.1',
-  });
+  await insertWindowsHost(pg, 'gw-01', { version: AGENT_FROM, address: '10.20.0.1', agentInstanceId: 'g1', boundKeyId: 22 });
+  linuxHost = await insertLinuxHost(pg, 'lin-01', { version: '2.0.0' });
   const windows = { product: 'rdp-login-monitor' as const, product_version: AGENT_FROM, agent_instance_id: 'w1' };
   const envs = [
     makeEnvelope({
@@ -192,26 +171,21 @@ beforeAll(async () => {
       details: { user: 'CORP\\bob', internal_address: '127.0.0.1:3389' },
     }),
   ];
-  await srv.store(envs.slice(0, 1), { agentKeyId: 21 });
-  await srv.store(envs.slice(1), { agentKeyId: 22 });
+  await t.srv.store(envs.slice(0, 1), { agentKeyId: 21 });
+  await t.srv.store(envs.slice(1), { agentKeyId: 22 });
   [ev.rdp, ev.gateway] = envs.map((e) => e.event.event_id) as [string, string];
-  const ctx = await browser.newContext({ viewport: DESKTOP });
-  page = await ctx.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await loginAs(page, srv.url, 'ada', 'ada-admin-password-1');
+  page = await t.openPage(DESKTOP, ADA);
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
   await worker?.close();
-  await srv?.close();
   await win?.close();
   repo?.close();
 });
 
 describe('remote actions in the browser', () => {
   it('settings: target networks start empty (nothing connects), are checked in words, and are saved', async () => {
-    await page.goto(`${srv.url}/settings/remote-access`);
+    await page.goto(`${t.srv.url}/settings/remote-access`);
     await page.waitForSelector('[data-testid=target-networks-form]');
     expect(await text(page, '[data-testid=target-networks-source]')).toBe('not set');
     expect(await text(page, '[data-testid=target-networks-empty]')).toMatch(/remote actions connect nowhere/);
@@ -236,7 +210,7 @@ describe('remote actions in the browser', () => {
   });
 
   it('settings: NTLM and a write-only password; a wrong one is refused with the WinRM reason on the host page', async () => {
-    await page.goto(`${srv.url}/settings/remote-access`);
+    await page.goto(`${t.srv.url}/settings/remote-access`);
     await page.waitForSelector('[data-testid=winrm-form]');
     expect(await page.inputValue('#winrm-user-input')).toBe(WIN_USER);
     expect(await text(page, '[data-testid=winrm-password-state]')).toBe('not set');
@@ -263,14 +237,14 @@ describe('remote actions in the browser', () => {
     await screenshots(page, '20-remote-access');
     expect(await axeSerious(page)).toEqual([]);
 
-    await page.goto(`${srv.url}/hosts/${winHost}`);
+    await page.goto(`${t.srv.url}/hosts/${winHost}`);
     await page.click('button:has-text("Test WinRM")');
     const refused = await outcome(page, 'winrm-test');
     expect(refused.status).toBe('failed');
     expect(refused.error).toMatch(/authentication refused \(HTTP 401\) for CORP\\svc-watchpost/);
     expect(win.authLog).toEqual(['challenge', 'refused: wrong password']);
 
-    await page.goto(`${srv.url}/settings/remote-access`);
+    await page.goto(`${t.srv.url}/settings/remote-access`);
     await page.waitForSelector('[data-testid=winrm-form]');
     await page.fill('#winrm-password-input', WIN_PASSWORD);
     await page.click('button:has-text("Save Windows administrator")');
@@ -279,7 +253,7 @@ describe('remote actions in the browser', () => {
 
   it('host page: WinRM test, sessions, log-off of one session, the record of each action', async () => {
     resetSessions();
-    await page.goto(`${srv.url}/hosts/${winHost}`);
+    await page.goto(`${t.srv.url}/hosts/${winHost}`);
     await page.click('button:has-text("Test WinRM")');
     const test = await outcome(page, 'winrm-test');
     expect(test).toMatchObject({ status: 'succeeded', transport: 'over WinRM', error: '' });
@@ -309,19 +283,19 @@ describe('remote actions in the browser', () => {
   });
 
   it('host page: a failed SSH check shows its reason; the agent update is done when the agent reports the $ScriptVersion version', async () => {
-    await page.goto(`${srv.url}/hosts/${linuxHost}`);
+    await page.goto(`${t.srv.url}/hosts/${linuxHost}`);
     await page.click('button:has-text("Check SSH admin")');
     const ssh = await outcome(page, 'ssh-check');
     expect(ssh.status).toBe('failed');
     expect(ssh.error.length).toBeGreaterThan(5);
-    const failed = await srv.h.stores.pg.query<{ error: string }>(
+    const failed = await t.srv.h.stores.pg.query<{ error: string }>(
       `SELECT error FROM actions WHERE kind = 'ssh.check' ORDER BY id DESC LIMIT 1`,
     );
     expect(ssh.error).toBe(failed.rows[0]!.error.replace(/\s+/g, ' ').trim());
 
     // Windows update: the repository's $ScriptVersion names the version; the agent's own deploy script
     // installs it and the agent reports it (deployLikeWindows).
-    await page.goto(`${srv.url}/settings/remote-access`);
+    await page.goto(`${t.srv.url}/settings/remote-access`);
     await page.waitForSelector('[data-testid=repo-windows]');
     await page.fill('#repo-windows-url', repo.url);
     await page.fill('#repo-windows-branch', 'main');
@@ -332,7 +306,7 @@ describe('remote actions in the browser', () => {
     await expect
       .poll(
         async () => {
-          await page.goto(`${srv.url}/hosts/${winHost}`);
+          await page.goto(`${t.srv.url}/hosts/${winHost}`);
           await page.waitForSelector('dt:text-is("Agent") + dd');
           return text(page, 'dt:text-is("Agent") + dd');
         },
@@ -351,11 +325,11 @@ describe('remote actions in the browser', () => {
     expect(update).toMatchObject({ status: 'succeeded', transport: '', error: '' });
     expect(update.result).toBe(`Agent windows now at version ${AGENT_TO} (was ${AGENT_FROM})`);
     // The version is the agent's own report (correlate), and what the bundle built from the head holds.
-    const done = await srv.h.stores.pg.query<{ product_version: string }>('SELECT product_version FROM hosts WHERE id = $1', [
+    const done = await t.srv.h.stores.pg.query<{ product_version: string }>('SELECT product_version FROM hosts WHERE id = $1', [
       winHost,
     ]);
     expect(done.rows[0]!.product_version).toBe(AGENT_TO);
-    const bundles = await srv.h.stores.pg.query('SELECT version FROM agent_bundles');
+    const bundles = await t.srv.h.stores.pg.query('SELECT version FROM agent_bundles');
     expect(bundles.rows).toEqual([{ version: AGENT_TO }]);
     await page.reload();
     await page.waitForSelector('dt:text-is("Agent") + dd');
@@ -363,8 +337,8 @@ describe('remote actions in the browser', () => {
   });
 
   it('settings: "Test git connection" tests the unsaved form values; hosts older than the latest version are flagged outdated', async () => {
-    await srv.h.stores.pg.query(`UPDATE hosts SET product_version = $2 WHERE id = $1`, [winHost, AGENT_FROM]);
-    await page.goto(`${srv.url}/settings/remote-access`);
+    await t.srv.h.stores.pg.query(`UPDATE hosts SET product_version = $2 WHERE id = $1`, [winHost, AGENT_FROM]);
+    await page.goto(`${t.srv.url}/settings/remote-access`);
     await page.waitForSelector('[data-testid=repo-linux]');
     await page.fill('#repo-linux-url', `${repo.url}-missing`);
     await page.locator('[data-testid=repo-linux] button:has-text("Test git connection")').click();
@@ -378,7 +352,7 @@ describe('remote actions in the browser', () => {
     // The branch head's $ScriptVersion (what the agent reports), not a tag: the agent's repository has none.
     expect(found.result).toBe(`Repository reachable; branch found; latest release ${AGENT_TO} from Login_Monitor.ps1 (0 tags)`);
     // Nothing was saved by the test.
-    const r = await srv.h.stores.pg.query<{ value: { linux?: unknown } }>(
+    const r = await t.srv.h.stores.pg.query<{ value: { linux?: unknown } }>(
       `SELECT value FROM settings WHERE key = 'actions.agent_update'`,
     );
     expect(r.rows[0]?.value.linux).toBeUndefined();
@@ -395,16 +369,16 @@ describe('remote actions in the browser', () => {
         { timeout: 15_000, interval: 500 },
       )
       .toMatch(new RegExp(`^${AGENT_TO.replace(/\./g, '\\.')} read `));
-    await page.goto(`${srv.url}/hosts?search=win-01`);
+    await page.goto(`${t.srv.url}/hosts?search=win-01`);
     await page.waitForSelector('.n-data-table-tbody tr .badge.outdated');
-    await page.goto(`${srv.url}/hosts/${winHost}`);
+    await page.goto(`${t.srv.url}/hosts/${winHost}`);
     await page.waitForSelector('[data-testid=host-outdated]');
     expect(await text(page, '[data-testid=host-outdated]')).toBe(`outdated (latest ${AGENT_TO})`);
   });
 
   it('event page: terminate the session of an rdp.login.success user', async () => {
     resetSessions();
-    await page.goto(`${srv.url}/events/${ev.rdp}`);
+    await page.goto(`${t.srv.url}/events/${ev.rdp}`);
     // Where the event came from (issue 33): the host's own bound agent, so its session actions are offered.
     await page.waitForSelector('[data-testid=provenance]');
     expect(await text(page, '[data-testid=provenance]')).toMatch(/agent key #21: posted by the agent host win-01 is bound to/);
@@ -425,11 +399,8 @@ describe('remote actions in the browser', () => {
   it('gateway event: a monitor lists the sessions behind the gateway and logs off the event user', async () => {
     resetSessions();
     win.sessions.push({ session_name: 'rdp-tcp#13', username: 'bob', id: 4, state: 'Active' });
-    const ctx = await browser.newContext({ viewport: DESKTOP });
-    const p = await ctx.newPage();
-    p.on('pageerror', (e) => pageErrors.push(e.message));
-    await loginAs(p, srv.url, 'mona', 'mona-monitor-password-1');
-    await p.goto(`${srv.url}/events/${ev.gateway}`);
+    const p = await t.openPage(DESKTOP, MONA);
+    await p.goto(`${t.srv.url}/events/${ev.gateway}`);
     await p.click('button:has-text("Sessions on the target host")');
     await p.waitForSelector('[data-testid=gateway-sessions-result] tr[data-session-id="2"]');
     expect(await text(p, '[data-testid=gateway-sessions-result]')).toMatch(/Host win-01.*alice/);
@@ -453,12 +424,12 @@ describe('remote actions in the browser', () => {
     );
     expect(win.sessions.map((s) => s.username)).toEqual(['', 'Administrator', 'alice']);
     // A monitor gets no RDP terminate button (admins only).
-    await p.goto(`${srv.url}/events/${ev.rdp}`);
+    await p.goto(`${t.srv.url}/events/${ev.rdp}`);
     await p.waitForSelector('h1');
     expect(await p.locator('button:has-text("Terminate session")').count()).toBe(0);
     await screenshots(p, '24-gateway-monitor');
     expect(await axeSerious(p)).toEqual([]);
-    await ctx.close();
+    await p.context().close();
     expect(pageErrors).toEqual([]);
   });
 });

@@ -3,47 +3,39 @@
 // showing the service's own health (ingest rate, consumer lag, queues, stores), a port of 99999
 // refused in words and not saved (WinRM and SMTP forms), and no sideways scroll at 375 px on the
 // settings, users, audit and remote-access pages (the shell's menu collapses); axe on each.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { migrateKafka } from '@watchpost/core/migrate';
 import { addUser } from '@watchpost/testkit/api';
-import { launchChromium } from './chromium.ts';
-import { startWebServer, type WebServer } from './server.ts';
-import { axeSerious, confirmDialog, loginAs, screenshots } from './pages.ts';
+import { axeSerious, confirmDialog, screenshots } from './pages.ts';
+import { browserTest, type WebUser } from './session.ts';
 
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 800 };
 
-let srv: WebServer;
-let browser: Browser;
+const ADELE: WebUser = { username: 'adele', role: 'admin', password: 'adele-admin-password-1' };
+
+const t = browserTest('web_admin', {
+  env: { SERVICE_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') },
+  users: [ADELE],
+});
+const { pageErrors } = t;
 let page: Page;
-const pageErrors: string[] = [];
 
 /** How far the page scrolls sideways (0: it does not). */
 const sideways = () => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
 const settingRow = async (key: string) =>
-  (await srv.h.stores.pg.query('SELECT value FROM settings WHERE key = $1', [key])).rows[0]?.value as
+  (await t.srv.h.stores.pg.query('SELECT value FROM settings WHERE key = $1', [key])).rows[0]?.value as
     Record<string, unknown> | undefined;
 
 beforeAll(async () => {
-  srv = await startWebServer('web_admin', { SERVICE_SECRETS_KEY: Buffer.alloc(32, 7).toString('base64') });
-  await migrateKafka(srv.h.config); // the sidebar's Kafka probe reads this test's topics
-  const [b, a] = await Promise.all([launchChromium(), addUser(srv.h, 'adele', 'admin', 'adele-admin-password-1')]);
-  browser = b;
-  const ctx = await browser.newContext({ viewport: WIDE });
-  page = await ctx.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await loginAs(page, srv.url, a.username, a.password);
+  await migrateKafka(t.srv.h.config); // the sidebar's Kafka probe reads this test's topics
+  page = await t.openPage(WIDE, ADELE);
 }, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-});
 
 describe('admin pages (1440 px)', () => {
   it('the sidebar statistics show the service: ingest rate, consumer lag, queues and stores', async () => {
-    await page.goto(`${srv.url}/settings/event-types`);
+    await page.goto(`${t.srv.url}/settings/event-types`);
     const toggle = page.getByRole('switch', { name: 'Sidebar system statistics' });
     await toggle.waitFor();
     expect(await page.locator('[data-testid=system-status]').count()).toBe(0); // off by default
@@ -65,8 +57,8 @@ describe('admin pages (1440 px)', () => {
   });
 
   it('removes a user after a confirmation; your own row has no remove button', async () => {
-    const gone = await addUser(srv.h, 'leaving-soon', 'monitor');
-    await page.goto(`${srv.url}/settings/users`);
+    const gone = await addUser(t.srv.h, 'leaving-soon', 'monitor');
+    await page.goto(`${t.srv.url}/settings/users`);
     await page.getByRole('button', { name: 'Remove leaving-soon' }).waitFor();
     expect(await axeSerious(page)).toEqual([]);
     await page.getByRole('button', { name: 'Remove leaving-soon' }).click();
@@ -76,22 +68,22 @@ describe('admin pages (1440 px)', () => {
     // Cancel keeps the user.
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'detached' });
-    expect((await srv.h.stores.pg.query('SELECT 1 FROM users WHERE id = $1', [gone.id])).rowCount).toBe(1);
+    expect((await t.srv.h.stores.pg.query('SELECT 1 FROM users WHERE id = $1', [gone.id])).rowCount).toBe(1);
     await page.getByRole('button', { name: 'Remove leaving-soon' }).click();
     await confirmDialog(page, 'Remove leaving-soon', 'Remove leaving-soon?');
     await page.locator('tbody tr', { hasText: 'leaving-soon' }).waitFor({ state: 'detached' });
-    expect((await srv.h.stores.pg.query('SELECT 1 FROM users WHERE id = $1', [gone.id])).rowCount).toBe(0);
-    const audit = await srv.h.stores.pg.query("SELECT actor, target FROM audit_log WHERE action = 'user.remove'");
+    expect((await t.srv.h.stores.pg.query('SELECT 1 FROM users WHERE id = $1', [gone.id])).rowCount).toBe(0);
+    const audit = await t.srv.h.stores.pg.query("SELECT actor, target FROM audit_log WHERE action = 'user.remove'");
     expect(audit.rows).toEqual([{ actor: 'adele', target: 'leaving-soon' }]);
     expect(await page.getByRole('button', { name: 'Remove adele' }).count()).toBe(0);
     expect(await axeSerious(page)).toEqual([]);
     // The audit page lists it.
-    await page.goto(`${srv.url}/settings/audit`);
+    await page.goto(`${t.srv.url}/settings/audit`);
     await page.locator('text=user.remove').first().waitFor();
   });
 
   it('a WinRM port of 99999 is refused in words before saving and nothing is saved', async () => {
-    await page.goto(`${srv.url}/settings/remote-access`);
+    await page.goto(`${t.srv.url}/settings/remote-access`);
     const port = page.locator('#winrm-port-input');
     await port.waitFor();
     await port.fill('99999');
@@ -118,7 +110,7 @@ describe('admin pages (1440 px)', () => {
   });
 
   it('an SMTP port of 99999 is refused in words, not saved', async () => {
-    await page.goto(`${srv.url}/settings/notifications`);
+    await page.goto(`${t.srv.url}/settings/notifications`);
     const port = page.getByRole('textbox', { name: 'SMTP port' });
     await port.waitFor();
     await port.fill('99999');
@@ -127,7 +119,7 @@ describe('admin pages (1440 px)', () => {
     const panel = page.locator('[data-testid=notify-email]');
     await panel.getByRole('button', { name: 'Save e-mail' }).click();
     await panel.locator('.n-alert', { hasText: 'SMTP port: must be between 1 and 65535' }).waitFor();
-    const stored = await srv.h.stores.pg.query("SELECT count(*)::int AS n FROM settings WHERE key LIKE '%email%'");
+    const stored = await t.srv.h.stores.pg.query("SELECT count(*)::int AS n FROM settings WHERE key LIKE '%email%'");
     expect(stored.rows[0].n).toBe(0);
   });
 });
@@ -136,7 +128,7 @@ describe('admin pages at 375 px', () => {
   it('settings, users, audit and remote access do not scroll sideways; the menu collapses', async () => {
     await page.setViewportSize(NARROW);
     for (const path of ['/settings/event-types', '/settings/users', '/settings/audit', '/settings/remote-access']) {
-      await page.goto(`${srv.url}${path}`);
+      await page.goto(`${t.srv.url}${path}`);
       await page.locator('main h1').waitFor();
       await page.waitForTimeout(200);
       const wide = await page.evaluate(() =>

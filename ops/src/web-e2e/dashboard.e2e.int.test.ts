@@ -4,22 +4,20 @@
 // 0), severity colours, the problem list refreshed by the live stream; no mid-word wraps at 1440 px,
 // no sideways scroll at 375 px; axe on the page.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import type { EventEnvelope, LiveProblemsMessage } from '@watchpost/schemas';
-import { addUser, loadFixture, type Fixture } from '@watchpost/testkit/api';
-import { launchChromium } from './chromium.ts';
-import { startWebServer, type WebServer } from './server.ts';
-import { axeSerious, chooseOption, loginAs, screenshots } from './pages.ts';
+import { loadFixture, type Fixture } from '@watchpost/testkit/api';
+import { axeSerious, chooseOption, screenshots } from './pages.ts';
+import { MONA, browserTest } from './session.ts';
 
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 800 };
 
-let srv: WebServer;
+const t = browserTest('web_dashboard', { env: { SERVICE_HEARTBEAT_STALE_MINUTES: '60' }, users: [MONA] });
+const { pageErrors } = t;
 let fx: Fixture;
-let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
 
 const param = (k: string) => new URL(page.url()).searchParams.get(k);
 const num = async (sel: string) => Number((await page.textContent(sel))!.replace(/\D/g, ''));
@@ -32,26 +30,15 @@ const barLinks = (chart: string) => page.locator(`[data-testid=${chart}] a.bar-l
 const countOf = (name: string | null) => Number(/([\d,.\s]+) events$/.exec(name ?? '')![1]!.replace(/\D/g, ''));
 
 async function openDashboard(path = '/') {
-  await page.goto(`${srv.url}${path}`);
+  await page.goto(`${t.srv.url}${path}`);
   await page.waitForSelector('[data-testid=kpi-events]');
   await page.waitForSelector('[data-testid=chart-hours] a.bar-link');
 }
 
 beforeAll(async () => {
-  srv = await startWebServer('web_dashboard', { SERVICE_HEARTBEAT_STALE_MINUTES: '60' });
-  const [b, m] = await Promise.all([launchChromium(), addUser(srv.h, 'mona', 'monitor', 'mona-monitor-password-1')]);
-  browser = b;
-  fx = await loadFixture(srv.h.stores.pg, srv.h.stores.ch);
-  const ctx = await browser.newContext({ viewport: WIDE });
-  page = await ctx.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await loginAs(page, srv.url, m.username, m.password);
+  fx = await loadFixture(t.srv.h.stores.pg, t.srv.h.stores.ch);
+  page = await t.openPage(WIDE, MONA);
 }, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-});
 
 describe('dashboard (1440 px)', () => {
   it('has the Time range control, 24 h by default, counting exactly what the events list counts', async () => {
@@ -178,15 +165,16 @@ describe('dashboard (1440 px)', () => {
         summary: 'many failures',
       },
     };
-    await srv.store([env], { correlate: true });
-    const p = (await srv.h.stores.pg.query<{ id: string; title: string }>("SELECT id, title FROM problems WHERE host = 'delta'"))
-      .rows[0]!;
+    await t.srv.store([env], { correlate: true });
+    const p = (
+      await t.srv.h.stores.pg.query<{ id: string; title: string }>("SELECT id, title FROM problems WHERE host = 'delta'")
+    ).rows[0]!;
     const msg: LiveProblemsMessage = {
       kind: 'problems',
       action: 'opened',
       problem: { id: p.id, host: 'delta', type: 'ssh.bruteforce.mass', title: p.title, severity: 'critical' },
     } as LiveProblemsMessage;
-    await srv.h.redis.publish(srv.h.config.stream.channel, JSON.stringify(msg));
+    await t.srv.h.redis.publish(t.srv.h.config.stream.channel, JSON.stringify(msg));
     await page.waitForFunction(
       () => document.querySelector('[data-testid=dash-problems]')?.textContent?.includes('delta'),
       null,

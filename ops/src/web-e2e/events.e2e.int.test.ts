@@ -3,22 +3,20 @@
 // histogram, drill-down links in the table, "N new events" after an event is stored; no mid-word wraps
 // at 1440 px and no sideways scroll at 375 px; axe on the page.
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import type { EventEnvelope } from '@watchpost/schemas';
-import { addUser, loadFixture, type Fixture } from '@watchpost/testkit/api';
-import { launchChromium } from './chromium.ts';
-import { startWebServer, type WebServer } from './server.ts';
-import { axeSerious, chooseOption, loginAs, screenshots } from './pages.ts';
+import { loadFixture, type Fixture } from '@watchpost/testkit/api';
+import { axeSerious, chooseOption, screenshots } from './pages.ts';
+import { MONA, browserTest } from './session.ts';
 
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 800 };
 
-let srv: WebServer;
+const t = browserTest('web_events', { users: [MONA] });
+const { pageErrors } = t;
 let fx: Fixture;
-let browser: Browser;
 let page: Page;
-const pageErrors: string[] = [];
 
 const totalText = () => page.textContent('[data-testid=events-total]');
 const waitTotal = (n: number) =>
@@ -46,24 +44,13 @@ function newEvent(): EventEnvelope {
 }
 
 beforeAll(async () => {
-  srv = await startWebServer('web_events');
-  const [b, m] = await Promise.all([launchChromium(), addUser(srv.h, 'mona', 'monitor', 'mona-monitor-password-1')]);
-  browser = b;
-  fx = await loadFixture(srv.h.stores.pg, srv.h.stores.ch);
-  const ctx = await browser.newContext({ viewport: WIDE });
-  page = await ctx.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await loginAs(page, srv.url, m.username, m.password);
+  fx = await loadFixture(t.srv.h.stores.pg, t.srv.h.stores.ch);
+  page = await t.openPage(WIDE, MONA);
 }, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-});
 
 describe('events page (1440 px)', () => {
   it('Search: typed text filters the list and lands in the URL', async () => {
-    await page.goto(`${srv.url}/events`);
+    await page.goto(`${t.srv.url}/events`);
     await waitTotal(12); // the last 24 h by default (hidden type left out)
     await page.fill('input[aria-label=Search]', 'roo');
     await page.press('input[aria-label=Search]', 'Enter');
@@ -74,12 +61,12 @@ describe('events page (1440 px)', () => {
     await waitTotal(1);
     expect(await page.inputValue('input[aria-label=Search]')).toBe('roo');
     // The display name as the table shows it finds the host.
-    await page.goto(`${srv.url}/events?hostname=${encodeURIComponent('Beta DC')}`);
+    await page.goto(`${t.srv.url}/events?hostname=${encodeURIComponent('Beta DC')}`);
     await waitTotal(7);
   });
 
   it('time range: a preset in the URL, times shown with their zone', async () => {
-    await page.goto(`${srv.url}/events`);
+    await page.goto(`${t.srv.url}/events`);
     await waitTotal(12);
     expect(await page.textContent('[data-testid=time-range-zone]')).toMatch(/UTC[+-]\d{2}:\d{2}/);
     await chooseOption(page, '[data-testid=time-range]', 'Last 7 days');
@@ -91,7 +78,7 @@ describe('events page (1440 px)', () => {
   });
 
   it('top values: clicking one adds it as a filter', async () => {
-    await page.goto(`${srv.url}/events?range=24h`);
+    await page.goto(`${t.srv.url}/events?range=24h`);
     await page.waitForSelector('[data-testid=facet-user]');
     const users = await page.locator('[data-testid=facet-user]').allTextContents();
     expect(users.map((u) => u.replace(/\s+\d+$/, '').trim())).toEqual(['bob', 'carol', 'root']);
@@ -103,7 +90,7 @@ describe('events page (1440 px)', () => {
   });
 
   it('histogram: every bucket drawn; dragging across it zooms to an absolute range in the URL', async () => {
-    await page.goto(`${srv.url}/events?range=24h`);
+    await page.goto(`${t.srv.url}/events?range=24h`);
     await waitTotal(12);
     const bars = await page.locator('[data-testid=histogram-bar]').count();
     expect(bars).toBeGreaterThanOrEqual(24);
@@ -124,7 +111,7 @@ describe('events page (1440 px)', () => {
     await page.waitForFunction(() => !document.querySelector('[data-testid=events-total]')?.textContent?.startsWith('12 events'));
     expect(await totalText()).toMatch(/^1[01] events/);
     // Keyboard: a bar is a button; Enter zooms into its bucket (one hour of the 24 h view).
-    await page.goto(`${srv.url}/events?range=24h`);
+    await page.goto(`${t.srv.url}/events?range=24h`);
     await waitTotal(12);
     await page.locator('[data-testid=histogram-bar]').last().focus();
     await page.keyboard.press('Enter');
@@ -133,13 +120,13 @@ describe('events page (1440 px)', () => {
   });
 
   it('drill-down: type and user cells filter the list; the host name opens the host page', async () => {
-    await page.goto(`${srv.url}/events?range=24h&hostname=alpha`);
+    await page.goto(`${t.srv.url}/events?range=24h&hostname=alpha`);
     await waitTotal(5);
     await page.click('.n-data-table-tbody a[aria-label="Filter events by type report.daily.ssh"]');
     await page.waitForURL(/type=report.daily.ssh/);
     expect(param('hostname')).toBe('alpha');
     await waitTotal(1);
-    await page.goto(`${srv.url}/events?range=24h&q=203.0.113`);
+    await page.goto(`${t.srv.url}/events?range=24h&q=203.0.113`);
     await waitTotal(1);
     await page.click('.n-data-table-tbody a[aria-label="Filter events by address 203.0.113.7"]');
     await page.waitForURL(/source_ip=203.0.113.7/);
@@ -148,17 +135,17 @@ describe('events page (1440 px)', () => {
     await page.waitForURL(/user=root/);
     await page.click('[data-testid=host-link]');
     await page.waitForURL(/\/hosts\/\d+$/);
-    const id = (await srv.h.stores.pg.query<{ id: number }>("SELECT id FROM hosts WHERE hostname = 'alpha'")).rows[0]!.id;
+    const id = (await t.srv.h.stores.pg.query<{ id: number }>("SELECT id FROM hosts WHERE hostname = 'alpha'")).rows[0]!.id;
     expect(new URL(page.url()).pathname).toBe(`/hosts/${id}`);
   });
 
   it('"N new events" appears after an event is stored, and shows it on click', async () => {
-    await page.goto(`${srv.url}/events?range=1h&hostname=alpha`);
+    await page.goto(`${t.srv.url}/events?range=1h&hostname=alpha`);
     await waitTotal(1); // E3 (E1, 1 h before the fixture's base, is just out)
     expect(await page.locator('[data-testid=events-new]').count()).toBe(0);
     const e = newEvent();
-    await srv.store([e]);
-    await srv.publishLive([e]);
+    await t.srv.store([e]);
+    await t.srv.publishLive([e]);
     await page.waitForSelector('[data-testid=events-new]', { timeout: 15_000 });
     expect(await page.textContent('[data-testid=events-new]')).toMatch(/1 new event\b/);
     await page.click('[data-testid=events-new]');
@@ -169,7 +156,7 @@ describe('events page (1440 px)', () => {
 
   it('no mid-word wraps of times, hosts and types at 1440 px; axe finds nothing serious', async () => {
     await page.setViewportSize(WIDE);
-    await page.goto(`${srv.url}/events?range=7d`);
+    await page.goto(`${t.srv.url}/events?range=7d`);
     await page.waitForSelector('.n-data-table-tbody tr');
     const wrapped = await page.evaluate(() =>
       [...document.querySelectorAll('.n-data-table-tbody td.nowrap')]
@@ -192,7 +179,7 @@ describe('events page (1440 px)', () => {
 describe('events page (375 px)', () => {
   it('no sideways page scroll; the table scrolls in its own box; search still works', async () => {
     await page.setViewportSize(NARROW);
-    await page.goto(`${srv.url}/events?range=24h`);
+    await page.goto(`${t.srv.url}/events?range=24h`);
     await waitTotal(13); // the fixture's 12 and the event stored above
     await page.waitForSelector('[data-testid=histogram-bar]');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

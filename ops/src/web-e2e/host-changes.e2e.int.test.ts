@@ -4,37 +4,28 @@
 // accepted one by one; there is no "Accept all"); on the host page the identity conflict is accepted
 // (binding moved, problem resolved); a monitor reads the list without any decision control and without
 // agent instance ids. axe on every page.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { createApiKey } from '@watchpost/core';
 import { makeEnvelope } from '@watchpost/testkit';
-import { addUser, insertBoundHost, openIdentityConflict, recordPendingChange } from '@watchpost/testkit/api';
-import { launchChromium } from './chromium.ts';
-import { startWebServer, type WebServer } from './server.ts';
-import { axeSerious, confirmDialog, DESKTOP, loginAs, screenshots } from './pages.ts';
+import { insertBoundHost, openIdentityConflict, recordPendingChange } from '@watchpost/testkit/api';
+import { axeSerious, confirmDialog, DESKTOP, screenshots } from './pages.ts';
+import { ADA, MONA, browserTest } from './session.ts';
 
-let srv: WebServer;
-let browser: Browser;
+const t = browserTest('web_host_changes', { users: [ADA, MONA] });
+const { pageErrors } = t;
 let page: Page;
-const pageErrors: string[] = [];
 const hosts: Record<string, { id: number; change: number }> = {};
 let identity = { change: 0, problem: '' };
 let keyB = 0;
 
 const ipv4Of = async (id: number) =>
-  (await srv.h.stores.pg.query<{ ipv4: string }>('SELECT ipv4 FROM hosts WHERE id = $1', [id])).rows[0]!.ipv4;
+  (await t.srv.h.stores.pg.query<{ ipv4: string }>('SELECT ipv4 FROM hosts WHERE id = $1', [id])).rows[0]!.ipv4;
 const statusOf = async (id: number) =>
-  (await srv.h.stores.pg.query<{ status: string }>('SELECT status FROM host_changes WHERE id = $1', [id])).rows[0]!.status;
+  (await t.srv.h.stores.pg.query<{ status: string }>('SELECT status FROM host_changes WHERE id = $1', [id])).rows[0]!.status;
 
 beforeAll(async () => {
-  srv = await startWebServer('web_host_changes');
-  const [b] = await Promise.all([
-    launchChromium(),
-    addUser(srv.h, 'ada', 'admin', 'ada-admin-password-1'),
-    addUser(srv.h, 'mona', 'monitor', 'mona-monitor-password-1'),
-  ]);
-  browser = b;
-  const pg = srv.h.stores.pg;
+  const pg = t.srv.h.stores.pg;
   const keyA = (await createApiKey(pg, 'fleet-a')).id;
   keyB = (await createApiKey(pg, 'fleet-b')).id;
   for (const [i, name] of ['hc-web-1', 'hc-web-2', 'hc-web-3'].entries()) {
@@ -75,7 +66,7 @@ beforeAll(async () => {
     }),
   };
   // The reinstalled agent's event (stored only: correlate's side is T1a's; the change above is what it records).
-  await srv.store([
+  await t.srv.store([
     makeEnvelope({
       type: 'rdp.login.success',
       severity: 'info',
@@ -83,20 +74,12 @@ beforeAll(async () => {
       host: { hostname: 'hc-win', os_family: 'windows', ipv4: '10.0.1.1' },
     }),
   ]);
-  const ctx = await browser.newContext({ viewport: DESKTOP });
-  page = await ctx.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await loginAs(page, srv.url, 'ada', 'ada-admin-password-1');
+  page = await t.openPage(DESKTOP, ADA);
 }, 180_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-});
 
 describe('host changes in the browser', () => {
   it('the hosts list tags hosts with a pending change or an identity conflict', async () => {
-    await page.goto(`${srv.url}/hosts?search=hc-`);
+    await page.goto(`${t.srv.url}/hosts?search=hc-`);
     await page.waitForSelector('[data-testid=host-change-tag]');
     const rowOf = (name: string) => page.locator('.n-data-table-tbody tr', { hasText: name });
     expect(await rowOf('hc-win').locator('[data-testid=host-change-tag]').allInnerTexts()).toEqual(['Identity conflict']);
@@ -141,11 +124,8 @@ describe('host changes in the browser', () => {
   });
 
   it('a monitor reads the pending changes without any decision control', async () => {
-    const ctx = await browser.newContext({ viewport: DESKTOP });
-    const p = await ctx.newPage();
-    p.on('pageerror', (e) => pageErrors.push(e.message));
-    await loginAs(p, srv.url, 'mona', 'mona-monitor-password-1');
-    await p.goto(`${srv.url}/host-changes`);
+    const p = await t.openPage(DESKTOP, MONA);
+    await p.goto(`${t.srv.url}/host-changes`);
     await p.waitForSelector(`tr[data-change-id="${identity.change}"]`);
     expect(await p.locator('table[data-testid=host-changes] input[type=checkbox]').count()).toBe(0);
     expect(await p.getByRole('button', { name: /Accept|Reject/ }).count()).toBe(0);
@@ -158,11 +138,11 @@ describe('host changes in the browser', () => {
       /Agent key: fleet-a \(#\d+\) → changes to fleet-b \(#\d+\)/,
     );
     expect(await axeSerious(p)).toEqual([]);
-    await ctx.close();
+    await p.context().close();
   });
 
   it('the host page shows the identity conflict; accepting it binds the new agent and resolves the problem', async () => {
-    await page.goto(`${srv.url}/hosts/${hosts['hc-win']!.id}`);
+    await page.goto(`${t.srv.url}/hosts/${hosts['hc-win']!.id}`);
     await page.waitForSelector('[data-testid=host-pending-changes]');
     const section = page.locator('[data-testid=host-pending-changes]');
     expect((await section.innerText()).replace(/\s+/g, ' ')).toMatch(
@@ -173,11 +153,11 @@ describe('host changes in the browser', () => {
     await section.getByRole('button', { name: 'Accept new agent' }).click();
     await section.waitFor({ state: 'detached' });
     const host = (
-      await srv.h.stores.pg.query('SELECT agent_instance_id, bound_key_id FROM hosts WHERE id = $1', [hosts['hc-win']!.id])
+      await t.srv.h.stores.pg.query('SELECT agent_instance_id, bound_key_id FROM hosts WHERE id = $1', [hosts['hc-win']!.id])
     ).rows[0];
     expect(host).toEqual({ agent_instance_id: 'reinstalled-instance', bound_key_id: keyB });
     const problem = (
-      await srv.h.stores.pg.query('SELECT status, resolved_by_user FROM problems WHERE id = $1', [identity.problem])
+      await t.srv.h.stores.pg.query('SELECT status, resolved_by_user FROM problems WHERE id = $1', [identity.problem])
     ).rows[0];
     expect(problem).toEqual({ status: 'resolved', resolved_by_user: 'ada' });
     expect(await page.textContent('main')).toContain('reinstalled-instance');

@@ -7,26 +7,24 @@
 // channel what it would publish (the problem's outbox message; the host status from core's rule).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { EventEnvelope, EventV1, LiveHostsMessage, LiveProblemsMessage } from '@watchpost/schemas';
 import { loadHostStatuses } from '@watchpost/core';
 import { startTcpProxy, type TcpProxy } from '@watchpost/testkit';
-import { addUser } from '@watchpost/testkit/api';
-import { launchChromium } from './chromium.ts';
-import { startWebServer, type WebServer } from './server.ts';
-import { axeSerious, loginAs } from './pages.ts';
+import { axeSerious } from './pages.ts';
+import { MONA, browserTest } from './session.ts';
 
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 812 };
 const MIN = 60_000;
 
-let srv: WebServer;
+// A 1 s keep-alive: the indicator's watchdog (two intervals) fires within seconds when the stream hangs.
+const t = browserTest('problems_e2e', { env: { SERVICE_STREAM_KEEPALIVE_SECONDS: '1' }, users: [MONA] });
+const { pageErrors } = t;
 let proxy: TcpProxy;
-let browser: Browser;
 let ctx: BrowserContext;
 let page: Page;
 let base: string;
-const pageErrors: string[] = [];
 
 function envelope(over: Partial<EventV1> & { hostname: string; agoMs?: number }): EventEnvelope {
   const occurred = new Date(Date.now() - (over.agoMs ?? 60_000));
@@ -65,7 +63,7 @@ async function seedProblem(s: Seed): Promise<void> {
   const id = randomUUID();
   ids[s.title] = id;
   const created = new Date(Date.now() - s.created * MIN);
-  await srv.h.stores.pg.query(
+  await t.srv.h.stores.pg.query(
     `INSERT INTO problems (id, status, fingerprint, host, type, rule, title, severity, count, created_at, last_seen,
        acknowledged_at, acknowledged_by, resolved_at, resolved_by, resolved_by_user)
      VALUES ($1, $2, $3, $4, 'ssh.login.failed', 'severity', $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
@@ -115,23 +113,14 @@ const marked = (p: Page) => p.evaluate(() => (window as unknown as { __mark?: nu
 const streaming = (p: Page) => expect.poll(() => p.getByTestId('live-dot').textContent(), { timeout: 10_000 }).toBe('live');
 
 async function publish(m: LiveProblemsMessage | LiveHostsMessage): Promise<void> {
-  await srv.h.redis.publish(srv.h.config.stream.channel, JSON.stringify(m));
+  await t.srv.h.redis.publish(t.srv.h.config.stream.channel, JSON.stringify(m));
 }
 
 beforeAll(async () => {
-  // A 1 s keep-alive: the indicator's watchdog (two intervals) fires within seconds when the stream hangs.
-  srv = await startWebServer('problems_e2e', { SERVICE_STREAM_KEEPALIVE_SECONDS: '1' });
-  const port = Number(new URL(srv.url).port);
-  const [b, p, u] = await Promise.all([
-    launchChromium(),
-    startTcpProxy('127.0.0.1', port),
-    addUser(srv.h, 'mona', 'monitor', 'mona-monitor-password-1'),
-  ]);
-  browser = b;
-  proxy = p;
+  proxy = await startTcpProxy('127.0.0.1', Number(new URL(t.srv.url).port));
   base = proxy.url;
   // Hosts (online: a heartbeat a minute ago), then problems with chosen states, counts and ages.
-  await srv.store(
+  await t.srv.store(
     ['wide-host', 'narrow-host', 'web-02'].map((hostname) => envelope({ hostname })),
     { correlate: true },
   );
@@ -145,16 +134,13 @@ beforeAll(async () => {
     );
   }
   for (const s of seeds) await seedProblem(s);
-  ctx = await browser.newContext({ viewport: WIDE });
-  page = await ctx.newPage();
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await loginAs(page, base, u.username, u.password);
+  // Through the proxy: the stream test makes it stop forwarding.
+  page = await t.openPage(WIDE, MONA, base);
+  ctx = page.context();
 }, 180_000);
 
 afterAll(async () => {
-  await browser?.close();
   await proxy?.close();
-  await srv?.close();
 });
 
 for (const [label, vp, host] of [
@@ -260,7 +246,7 @@ for (const [label, vp, host] of [
       expect(await sideways(page)).toBe(false);
       expect(await axeSerious(page)).toEqual([]);
       // Audited as every act: actor, problem id, action and message.
-      const audit = await srv.h.stores.pg.query('SELECT actor, action, details FROM audit_log WHERE target = $1 ORDER BY id', [
+      const audit = await t.srv.h.stores.pg.query('SELECT actor, action, details FROM audit_log WHERE target = $1 ORDER BY id', [
         ids[`${host} alpha`],
       ]);
       expect(audit.rows).toEqual([
@@ -278,9 +264,9 @@ for (const [label, vp, host] of [
       // Typed but not applied: a live reload keeps the applied filters.
       await page.getByLabel('Type prefix').fill('nothing.matches');
       const env = envelope({ hostname: host, type: 'ssh.bruteforce', severity: 'high', title: 'brute force', agoMs: 1000 });
-      await srv.store([env], { correlate: true });
+      await t.srv.store([env], { correlate: true });
       // What the stream role publishes for the problem's outbox message (problems.v1 opened).
-      const out = await srv.h.stores.pg.query<{
+      const out = await t.srv.h.stores.pg.query<{
         payload: { problem: { id: string; host: string; type: string; title: string; severity: string; created_at: string } };
       }>(
         `SELECT o.payload FROM problem_outbox o JOIN problems p ON p.id = o.problem_id
@@ -332,15 +318,15 @@ describe('hosts page', () => {
       await row.waitFor();
       await streaming(page);
       await mark(page);
-      const rule = srv.h.config.heartbeat;
-      const before = await loadHostStatuses(srv.h.stores.pg, rule);
+      const rule = t.srv.h.config.heartbeat;
+      const before = await loadHostStatuses(t.srv.h.stores.pg, rule);
       const old = new Date(Date.now() - (vp === WIDE ? 3 : 0) * 86_400_000);
       // Stale (3 days silent) at 1440, back online at 375.
-      await srv.h.stores.pg.query(
+      await t.srv.h.stores.pg.query(
         'UPDATE hosts SET last_heartbeat = $2, first_seen = LEAST(first_seen, $2) WHERE hostname = $1',
         ['web-02', old],
       );
-      const after = await loadHostStatuses(srv.h.stores.pg, rule);
+      const after = await loadHostStatuses(t.srv.h.stores.pg, rule);
       const want = vp === WIDE ? 'stale' : 'online';
       expect(after.get('web-02')).toBe(want);
       expect(before.get('web-02')).not.toBe(want);

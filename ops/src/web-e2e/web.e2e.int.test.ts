@@ -3,14 +3,13 @@
 // problem acknowledge/resolve with the 409 message, role-aware navigation, an XSS corpus that must not
 // execute, axe-core on every page, and screenshots at desktop and phone width (web/screenshots/).
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import jsqrModule from 'jsqr';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import type { EventEnvelope, EventV1 } from '@watchpost/schemas';
-import { addUser, loadFixture, type Fixture } from '@watchpost/testkit/api';
-import { launchChromium } from './chromium.ts';
-import { startWebServer, type WebServer } from './server.ts';
+import { loadFixture, type Fixture } from '@watchpost/testkit/api';
 import { axeSerious, confirmDialog, DESKTOP, loginAs, screenshots } from './pages.ts';
+import { ADA, MONA, browserTest } from './session.ts';
 
 // A webpack UMD build: plain Node hands over its exports object, vitest's interop the function itself.
 type JsQR = typeof jsqrModule.default;
@@ -34,14 +33,15 @@ const REPORT_HTML =
   '<iframe src="javascript:window.__xss=1"></iframe><div style="background:url(javascript:window.__xss=1)">styled</div>';
 const XSS_HOST = 'xss-host<img src=x onerror=window.__xss=1>';
 
-let srv: WebServer;
+// The proxy setting lets the lockout test log in from its own address (X-Forwarded-For) without
+// locking the address the other tests use.
+const t = browserTest('web_e2e', { env: { SERVICE_TRUST_PROXY: '127.0.0.1' }, users: [ADA, MONA] });
+const { pageErrors } = t;
 let fx: Fixture;
-let browser: Browser;
-let admin: { username: string; password: string };
-let monitor: { username: string; password: string };
+const admin = ADA;
+const monitor = MONA;
 let adminCtx: BrowserContext;
 let page: Page;
-const pageErrors: string[] = [];
 const cspViolations: string[] = [];
 
 function envelope(over: Partial<EventV1> & { hostname?: string; agoMs?: number }): EventEnvelope {
@@ -82,20 +82,9 @@ const xssFlag = (p: Page) => p.evaluate(() => (window as unknown as { __xss?: un
 const num = async (p: Page, sel: string) => Number((await p.textContent(sel))!.replace(/\D/g, ''));
 
 beforeAll(async () => {
-  // The proxy setting lets the lockout test log in from its own address (X-Forwarded-For) without
-  // locking the address the other tests use.
-  srv = await startWebServer('web_e2e', { SERVICE_TRUST_PROXY: '127.0.0.1' });
-  const [b, a, m] = await Promise.all([
-    launchChromium(),
-    addUser(srv.h, 'ada', 'admin', 'ada-admin-password-1'),
-    addUser(srv.h, 'mona', 'monitor', 'mona-monitor-password-1'),
-  ]);
-  browser = b;
-  admin = a;
-  monitor = m;
-  fx = await loadFixture(srv.h.stores.pg, srv.h.stores.ch);
+  fx = await loadFixture(t.srv.h.stores.pg, t.srv.h.stores.ch);
   // 60 events of one host for the paging test.
-  await srv.store(
+  await t.srv.store(
     Array.from({ length: 60 }, (_, i) => envelope({ hostname: 'pager', agoMs: (i + 1) * 30_000, title: `tick ${i}` })),
   );
   // The XSS corpus in every field the UI shows: hostname, display name, title, summary, details, raw, report HTML.
@@ -120,21 +109,16 @@ beforeAll(async () => {
     }),
   ];
   xssEvents[0]!.event.host.display_name = `display ${XSS}`;
-  await srv.store(xssEvents, { correlate: true });
-  adminCtx = await browser.newContext({ viewport: DESKTOP });
+  await t.srv.store(xssEvents, { correlate: true });
+  adminCtx = await t.browser.newContext({ viewport: DESKTOP });
   page = watch(await adminCtx.newPage());
 }, 180_000);
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-});
-
 describe('web UI in a browser', () => {
   it('login: clear messages for a wrong password and for the lockout with its wait time', async () => {
-    const ctx = await browser.newContext({ viewport: DESKTOP, extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.9' } });
+    const ctx = await t.browser.newContext({ viewport: DESKTOP, extraHTTPHeaders: { 'x-forwarded-for': '198.51.100.9' } });
     const p = watch(await ctx.newPage());
-    await p.goto(`${srv.url}/`);
+    await p.goto(`${t.srv.url}/`);
     await p.waitForURL(/\/login/);
     expect(await p.title()).toMatch(/^Log in · watchpost \d+\.\d+\.\d+/);
     await screenshots(p, '01-login');
@@ -157,7 +141,7 @@ describe('web UI in a browser', () => {
   });
 
   it('logs in and shows every summary figure; a live counter rises when an event is stored and streamed', async () => {
-    await loginAs(page, srv.url, admin.username, admin.password);
+    await loginAs(page, t.srv.url, admin.username, admin.password);
     await page.waitForSelector('[data-testid=kpi-events]');
     expect(await page.title()).toMatch(/^Dashboard · watchpost \d+\.\d+\.\d+/);
     for (const id of [
@@ -180,8 +164,8 @@ describe('web UI in a browser', () => {
       envelope({ hostname: 'alpha', severity: 'critical', type: 'ssh.bruteforce.mass', agoMs: 1000 }),
       envelope({ agoMs: 1000 }),
     ];
-    await srv.store(live);
-    await srv.publishLive(live);
+    await t.srv.store(live);
+    await t.srv.publishLive(live);
     await page.waitForFunction(
       (b) => Number(document.querySelector('[data-testid=kpi-events]')!.textContent!.replace(/\D/g, '')) === b + 2,
       before,
@@ -194,7 +178,7 @@ describe('web UI in a browser', () => {
   });
 
   it('events: filters and page survive a reload; back/forward restore them', async () => {
-    await page.goto(`${srv.url}/events`);
+    await page.goto(`${t.srv.url}/events`);
     await page.waitForSelector('[data-testid=events-total]');
     await page.fill('input[aria-label=Hostname]', 'pager');
     await page.fill('input[aria-label="Type prefix"]', 'pager');
@@ -215,7 +199,7 @@ describe('web UI in a browser', () => {
     await page.goForward();
     await page.waitForFunction(() => document.querySelector('[data-testid=events-total]')?.textContent === '60 events · page 2');
     // Actor user, agent version and the flap badge on both gateway events.
-    await page.goto(`${srv.url}/events?hostname=beta`);
+    await page.goto(`${t.srv.url}/events?hostname=beta`);
     await page.waitForSelector('.n-data-table-tbody tr');
     await page.waitForFunction(() => document.querySelectorAll('.n-data-table-tbody .badge.flap').length === 2);
     expect(await page.textContent('.n-data-table-tbody')).toContain('carol');
@@ -225,18 +209,18 @@ describe('web UI in a browser', () => {
   });
 
   it('problems: acknowledge, resolve, and a clear message for the 409 on a second resolve', async () => {
-    await page.goto(`${srv.url}/problems?created_within_hours=24`);
+    await page.goto(`${t.srv.url}/problems?created_within_hours=24`);
     await page.waitForSelector('.n-data-table-tbody tr');
     await screenshots(page, '05-problems');
     expect(await axeSerious(page)).toEqual([]);
-    await page.goto(`${srv.url}/problems/${fx.problemIds.PA}`);
+    await page.goto(`${t.srv.url}/problems/${fx.problemIds.PA}`);
     await page.waitForSelector('[data-testid=problem-status]');
     expect(await page.textContent('[data-testid=problem-status]')).toBe('open');
     await page.click('button:has-text("Acknowledge")');
     await page.waitForFunction(() => document.querySelector('[data-testid=problem-status]')?.textContent === 'acknowledged');
     expect(await page.isDisabled('button:has-text("Acknowledge")')).toBe(true);
     // Someone else resolves it meanwhile: this page still offers Resolve, and the API's 409 is explained.
-    await srv.h.stores.pg.query(
+    await t.srv.h.stores.pg.query(
       `UPDATE problems SET status = 'resolved', resolved_at = now(), resolved_by = 'manual', resolved_by_user = 'other' WHERE id = $1`,
       [fx.problemIds.PA],
     );
@@ -255,9 +239,9 @@ describe('web UI in a browser', () => {
     // CSP bypassed here: the sanitiser and Vue's escaping must hold on their own (with the CSP on, an inline
     // handler would be blocked anyway and the flag could not tell). Blink reports a CSP violation for
     // every inline handler it parses, even in DOMPurify's inert document, so the DOM is checked instead.
-    const ctx = await browser.newContext({ viewport: DESKTOP, bypassCSP: true });
+    const ctx = await t.browser.newContext({ viewport: DESKTOP, bypassCSP: true });
     const page = watch(await ctx.newPage());
-    await loginAs(page, srv.url, admin.username, admin.password);
+    await loginAs(page, t.srv.url, admin.username, admin.password);
     const noActiveContent = () =>
       page.evaluate(() => {
         const bad: string[] = [];
@@ -272,7 +256,7 @@ describe('web UI in a browser', () => {
         return bad;
       });
     const visit = async (path: string, ready: string) => {
-      await page.goto(`${srv.url}${path}`);
+      await page.goto(`${t.srv.url}${path}`);
       await page.waitForSelector(ready);
       await page.waitForTimeout(200);
       expect(await xssFlag(page), path).toBeUndefined();
@@ -314,7 +298,7 @@ describe('web UI in a browser', () => {
   });
 
   it('hosts and host detail (inventory, problems, events; delete names what goes)', async () => {
-    await page.goto(`${srv.url}/hosts`);
+    await page.goto(`${t.srv.url}/hosts`);
     await page.waitForSelector('.n-data-table-tbody tr');
     await screenshots(page, '07-hosts');
     expect(await axeSerious(page)).toEqual([]);
@@ -337,12 +321,12 @@ describe('web UI in a browser', () => {
       ['11-api-keys', '/settings/api-keys', 'form'],
       ['12-audit', '/settings/audit', 'table.plain tbody tr'],
     ] as const) {
-      await page.goto(`${srv.url}${path}`);
+      await page.goto(`${t.srv.url}${path}`);
       await page.waitForSelector(ready);
       await screenshots(page, name);
       expect(await axeSerious(page), name).toEqual([]);
     }
-    await page.goto(`${srv.url}/settings/api-keys`);
+    await page.goto(`${t.srv.url}/settings/api-keys`);
     await page.fill('input[aria-label="Key name"]', 'gw-e2e');
     await page.click('button:has-text("Create key")');
     await page.waitForSelector('[data-testid=new-api-key]');
@@ -354,7 +338,7 @@ describe('web UI in a browser', () => {
   });
 
   it('devices: an enrollment code shown once enrolls a phone, which the admin then revokes', async () => {
-    await page.goto(`${srv.url}/settings/devices`);
+    await page.goto(`${t.srv.url}/settings/devices`);
     await page.waitForSelector('form');
     expect(await axeSerious(page)).toEqual([]);
     await page.click('button:has-text("Issue enrollment code")');
@@ -372,10 +356,10 @@ describe('web UI in a browser', () => {
       return { w: canvas.width, h: canvas.height, data: Array.from(ctx.getImageData(0, 0, canvas.width, canvas.height).data) };
     });
     const qr = jsQR(Uint8ClampedArray.from(pixels.data), pixels.w, pixels.h);
-    expect(qr?.data).toBe(`watchpost://enroll?server=${encodeURIComponent(srv.url)}&code=${code}`);
+    expect(qr?.data).toBe(`watchpost://enroll?server=${encodeURIComponent(t.srv.url)}&code=${code}`);
     await screenshots(page, '12b-devices-code');
     await page.click('button:has-text("Done")');
-    const enrolled = await fetch(`${srv.url}/api/v1/mobile/enroll`, {
+    const enrolled = await fetch(`${t.srv.url}/api/v1/mobile/enroll`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ code, device_uuid: randomUUID(), name: 'E2E phone', platform: 'ios' }),
@@ -398,13 +382,13 @@ describe('web UI in a browser', () => {
   });
 
   it('notifications: policy and a chat destination saved, the bot token write-only and never shown', async () => {
-    await page.goto(`${srv.url}/settings/notifications`);
+    await page.goto(`${t.srv.url}/settings/notifications`);
     await page.waitForSelector('[data-testid=notify-policy] form');
     expect(await axeSerious(page)).toEqual([]);
     await page.click('[data-testid=notify-policy] .n-checkbox:has-text("webhook")');
     await page.click('button:has-text("Save policy")');
     await page.waitForSelector('text=Policy saved');
-    const policy = await srv.h.stores.pg.query<{ value: { channels: string[] } }>(
+    const policy = await t.srv.h.stores.pg.query<{ value: { channels: string[] } }>(
       `SELECT value FROM settings WHERE key = 'notify.policy'`,
     );
     expect(policy.rows[0]!.value.channels).toContain('webhook');
@@ -419,18 +403,18 @@ describe('web UI in a browser', () => {
   });
 
   it('daily reports page and the "why notified?" panel on an event', async () => {
-    await srv.h.stores.pg.query(
+    await t.srv.h.stores.pg.query(
       `INSERT INTO daily_reports (day, timezone, period_start, period_end, figures, html, text)
        VALUES ('2026-11-22', 'UTC', now() - interval '1 day', now(), '{"ssh":{"success":4,"failed":9,"banned":2}}',
                '<h1>Daily security report</h1><p>SSH 4 ok</p><script>window.__pwned = 1</script>', 't')`,
     );
-    await page.goto(`${srv.url}/reports`);
+    await page.goto(`${t.srv.url}/reports`);
     await page.click('a:has-text("2026-11-22")');
     await page.waitForSelector('[data-testid=daily-report-html] h1');
     expect(await page.textContent('table.plain tbody')).toContain('4 / 9');
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await axeSerious(page)).toEqual([]);
-    await page.goto(`${srv.url}/events/${Object.values(fx.ids)[0]}`);
+    await page.goto(`${t.srv.url}/events/${Object.values(fx.ids)[0]}`);
     await page.waitForSelector('[data-testid=explain] table');
     expect(await page.textContent('[data-testid=explain]')).toMatch(
       /not notified|min_severity|login_success|gateway_connection|agent_/,
@@ -438,15 +422,15 @@ describe('web UI in a browser', () => {
   });
 
   it('a monitor sees no admin navigation and cannot open an admin page', async () => {
-    const ctx = await browser.newContext({ viewport: DESKTOP });
+    const ctx = await t.browser.newContext({ viewport: DESKTOP });
     const p = watch(await ctx.newPage());
-    await loginAs(p, srv.url, monitor.username, monitor.password);
+    await loginAs(p, t.srv.url, monitor.username, monitor.password);
     await p.waitForSelector('nav[aria-label=Main]');
     const nav = await p.textContent('nav[aria-label=Main]');
     expect(nav).toContain('Events');
     expect(nav).not.toMatch(/Settings|Notifications|Users|API keys|Audit/);
     expect(nav).toContain('Reports');
-    await p.goto(`${srv.url}/settings/users`);
+    await p.goto(`${t.srv.url}/settings/users`);
     await p.waitForSelector('[data-testid=forbidden]');
     expect(new URL(p.url()).pathname).toBe('/forbidden');
     expect(await p.locator('table.plain').count()).toBe(0);
@@ -469,7 +453,7 @@ describe('web UI in a browser', () => {
     expect(await page.evaluate(() => document.cookie)).not.toContain('watchpost_refresh');
     const urls: string[] = [];
     page.on('request', (r) => urls.push(r.url()));
-    await page.goto(`${srv.url}/`);
+    await page.goto(`${t.srv.url}/`);
     await page.waitForSelector('.live-dot.on');
     expect(urls.some((u) => u.includes('/api/v1/stream/events'))).toBe(true);
     expect(urls.filter((u) => /access_token|eyJ/.test(u))).toEqual([]);

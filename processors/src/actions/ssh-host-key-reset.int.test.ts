@@ -5,24 +5,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
-import { insertHost, startActionsWorker, startTestSshd, type TestSshd } from '@watchpost/testkit/actions';
+import { startRemoteActionScenario, startTestSshd, type RemoteActionScenario, type TestSshd } from '@watchpost/testkit/actions';
 
-let h: ApiHarness;
+let s: RemoteActionScenario;
 let before: TestSshd;
 let after: TestSshd;
-let worker: Awaited<ReturnType<typeof startActionsWorker>>;
-let admin: string;
-let monitor: string;
 let hostId: number;
 
-async function call(method: 'GET' | 'POST' | 'PUT', path: string, token = admin, payload?: object) {
-  const r = await h.app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${token}` }, payload });
-  return { status: r.statusCode, body: r.json() };
-}
+const call: RemoteActionScenario['call'] = (...args) => s.call(...args);
 const pinned = async () =>
-  (await h.stores.pg.query('SELECT ssh_host_key_sha256 FROM hosts WHERE id = $1', [hostId])).rows[0].ssh_host_key_sha256 as
+  (await s.h.stores.pg.query('SELECT ssh_host_key_sha256 FROM hosts WHERE id = $1', [hostId])).rows[0].ssh_host_key_sha256 as
     string | null;
 
 beforeAll(async () => {
@@ -30,27 +22,12 @@ beforeAll(async () => {
   after = await startTestSshd();
   // The reinstalled host still trusts the service's key: only its own host key is new.
   appendFileSync(join(after.dir, 'authorized_keys'), readFileSync(join(before.dir, 'client_ed25519.pub')));
-  h = await createApiHarness('actions_ssh_key_reset', {
-    env: {
-      SERVICE_SSH_USERNAME: before.username,
-      SERVICE_SSH_PORT: String(before.port),
-      SERVICE_SSH_PRIVATE_KEY_FILE: before.privateKeyFile,
-      SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
-      SERVICE_ACTION_TIMEOUT_MS: '20000',
-      SERVICE_ACTION_TARGET_NETWORKS: '127.0.0.0/8',
-    },
-  });
-  worker = await startActionsWorker(h.config);
-  await addUser(h, 'ada', 'admin');
-  await addUser(h, 'max', 'monitor');
-  admin = (await login(h, 'ada', 'pw-ada-secret')).json().access_token;
-  monitor = (await login(h, 'max', 'pw-max-secret')).json().access_token;
-  hostId = await insertHost(h.stores.pg, { hostname: 'lnx-re', product: 'ssh-monitor', version: '1.0.0', address: '127.0.0.1' });
+  s = await startRemoteActionScenario('actions_ssh_key_reset', { ssh: before, env: { SERVICE_ACTION_TIMEOUT_MS: '20000' } });
+  hostId = await s.linuxHost('lnx-re');
 });
 
 afterAll(async () => {
-  await worker?.close();
-  await h?.close();
+  await s?.close();
   await before?.close();
   await after?.close();
 });
@@ -63,14 +40,14 @@ describe('POST /api/v1/hosts/{id}/ssh-host-key/reset', () => {
     expect(await pinned()).toBe(oldKey);
 
     // The host is reinstalled: same address and user, a new host key.
-    expect((await call('PUT', '/settings/ssh', admin, { port: after.port })).status).toBe(200);
+    expect((await call('PUT', '/settings/ssh', s.admin, { port: after.port })).status).toBe(200);
     const refused = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/host key changed/);
     expect(await pinned()).toBe(oldKey);
 
     // Admins only.
-    const byMonitor = await call('POST', `/hosts/${hostId}/ssh-host-key/reset`, monitor);
+    const byMonitor = await call('POST', `/hosts/${hostId}/ssh-host-key/reset`, s.monitor);
     expect(byMonitor.status).toBe(403);
     expect(await pinned()).toBe(oldKey);
     expect((await call('POST', '/hosts/999999/ssh-host-key/reset')).status).toBe(404);
@@ -79,7 +56,7 @@ describe('POST /api/v1/hosts/{id}/ssh-host-key/reset', () => {
     expect(reset.status).toBe(200);
     expect(reset.body).toEqual({ id: hostId, hostname: 'lnx-re', previous_sha256: oldKey });
     expect(await pinned()).toBeNull();
-    const audit = await h.stores.pg.query(
+    const audit = await s.h.stores.pg.query(
       "SELECT actor, target, details FROM audit_log WHERE action = 'host.ssh_host_key.reset'",
     );
     expect(audit.rows).toEqual([{ actor: 'ada', target: 'lnx-re', details: { id: hostId, previous_sha256: oldKey } }]);
@@ -91,7 +68,7 @@ describe('POST /api/v1/hosts/{id}/ssh-host-key/reset', () => {
     expect(await pinned()).toBe(newKey);
 
     // The new key is pinned in turn: the old server (the old key) is now the stranger.
-    expect((await call('PUT', '/settings/ssh', admin, { port: before.port })).status).toBe(200);
+    expect((await call('PUT', '/settings/ssh', s.admin, { port: before.port })).status).toBe(200);
     const stranger = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
     expect(stranger.status).toBe(400);
     expect(stranger.body.error.message).toMatch(/host key changed/);

@@ -8,43 +8,26 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
 import {
   createTestGitRepo,
-  insertHost,
-  startActionsWorker,
   SSH_TEST_USER,
+  startRemoteActionScenario,
   startTestSshd,
+  type RemoteActionScenario,
   type TestGitRepo,
   type TestSshd,
 } from '@watchpost/testkit/actions';
 
-let h: ApiHarness;
+let s: RemoteActionScenario;
 let sshd: TestSshd;
 let repo: TestGitRepo;
-let worker: Awaited<ReturnType<typeof startActionsWorker>>;
-let admin: string;
-let monitor: string;
 let hostId: number;
 let prefix: string;
 const SUDOERS_PATH = `/etc/sudoers.d/${SSH_TEST_USER}`;
 
 const installSh = { content: '#!/bin/sh\nset -e\necho "installed from $(pwd)" > ../../install-marker\n', mode: 0o755 };
 
-async function call(method: 'GET' | 'POST' | 'PUT', path: string, token = admin, payload?: object) {
-  const r = await h.app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${token}` }, payload });
-  return { status: r.statusCode, body: r.json() };
-}
-
-async function pollAction(id: number) {
-  const until = Date.now() + 60_000;
-  for (;;) {
-    const { body } = await call('GET', `/actions/${id}`);
-    if (body.status === 'succeeded' || body.status === 'failed' || Date.now() > until) return body;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const call: RemoteActionScenario['call'] = (...args) => s.call(...args);
 
 beforeAll(async () => {
   prefix = mkdtempSync(join(tmpdir(), 'watchpost-prefix-'));
@@ -64,31 +47,21 @@ beforeAll(async () => {
   });
   repo = createTestGitRepo();
   repo.commit({ 'install.sh': installSh, README: 'agent 1.2.0\n' }, { tag: 'v1.2.0' });
-  h = await createApiHarness('actions_ssh', {
+  s = await startRemoteActionScenario('actions_ssh', {
+    ssh: sshd,
     env: {
-      SERVICE_SSH_USERNAME: sshd.username,
-      SERVICE_SSH_PORT: String(sshd.port),
-      SERVICE_SSH_PRIVATE_KEY_FILE: sshd.privateKeyFile,
       SERVICE_AGENT_UPDATER_PATH: updaterPath,
       SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS: 'true',
       SERVICE_AGENT_UPDATE_LINUX_GIT_URL: repo.url,
       SERVICE_AGENT_UPDATE_LINUX_BRANCH: 'main',
-      SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
       SERVICE_ACTION_TIMEOUT_MS: '20000',
-      SERVICE_ACTION_TARGET_NETWORKS: '127.0.0.0/8',
     },
   });
-  worker = await startActionsWorker(h.config);
-  await addUser(h, 'ada', 'admin');
-  await addUser(h, 'max', 'monitor');
-  admin = (await login(h, 'ada', 'pw-ada-secret')).json().access_token;
-  monitor = (await login(h, 'max', 'pw-max-secret')).json().access_token;
-  hostId = await insertHost(h.stores.pg, { hostname: 'lnx-01', product: 'ssh-monitor', version: '1.0.0', address: '127.0.0.1' });
+  hostId = await s.linuxHost('lnx-01');
 });
 
 afterAll(async () => {
-  await worker?.close();
-  await h?.close();
+  await s?.close();
   await sshd?.close();
   repo?.close();
   if (prefix) rmSync(prefix, { recursive: true, force: true });
@@ -96,7 +69,7 @@ afterAll(async () => {
 
 describe('SSH administration check', () => {
   it('connects as the service user, finds its sudo rule, persists ssh_admin_ok and pins the host key; recorded in actions and audit', async () => {
-    const before = await h.stores.pg.query('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId]);
+    const before = await s.h.stores.pg.query('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId]);
     expect(before.rows[0].ssh_admin_ok).toBe(false);
     const r = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -108,20 +81,20 @@ describe('SSH administration check', () => {
     });
     const expectedB64 = /SHA256:(\S+)/.exec(fingerprint)![1];
     expect(Buffer.from(r.body.result.host_key_sha256, 'hex').toString('base64').replace(/=+$/, '')).toBe(expectedB64);
-    const host = await h.stores.pg.query(
+    const host = await s.h.stores.pg.query(
       'SELECT ssh_admin_ok, ssh_admin_checked_at, ssh_host_key_sha256 FROM hosts WHERE id = $1',
       [hostId],
     );
     expect(host.rows[0]).toMatchObject({ ssh_admin_ok: true, ssh_host_key_sha256: r.body.result.host_key_sha256 });
     expect(host.rows[0].ssh_admin_checked_at).not.toBeNull();
-    const audit = await h.stores.pg.query("SELECT actor, target, details FROM audit_log WHERE action = 'action.ssh.check'");
+    const audit = await s.h.stores.pg.query("SELECT actor, target, details FROM audit_log WHERE action = 'action.ssh.check'");
     expect(audit.rows).toHaveLength(1);
     expect(audit.rows[0]).toMatchObject({
       actor: 'ada',
       target: 'lnx-01',
       details: { action_id: r.body.id, status: 'succeeded', result: { ssh_admin_ok: true, via: 'sudo' } },
     });
-    const listed = await call('GET', `/actions?host_id=${hostId}`, monitor);
+    const listed = await call('GET', `/actions?host_id=${hostId}`, s.monitor);
     expect(listed.body.items.map((a: { id: number }) => a.id)).toContain(r.body.id);
   });
 
@@ -132,7 +105,7 @@ describe('SSH administration check', () => {
       const r = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       expect(r.body.result).toMatchObject({ ssh_admin_ok: false, via: null });
-      expect((await h.stores.pg.query('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId])).rows[0].ssh_admin_ok).toBe(
+      expect((await s.h.stores.pg.query('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId])).rows[0].ssh_admin_ok).toBe(
         false,
       );
     } finally {
@@ -144,29 +117,29 @@ describe('SSH administration check', () => {
   });
 
   it('is for admins only', async () => {
-    expect((await call('POST', `/hosts/${hostId}/actions/ssh-check`, monitor)).status).toBe(403);
+    expect((await call('POST', `/hosts/${hostId}/actions/ssh-check`, s.monitor)).status).toBe(403);
   });
 
   it('queued by default: 202, then the status to poll', async () => {
     const r = await call('POST', `/hosts/${hostId}/actions/ssh-check`);
     expect(r.status).toBe(202);
     expect(r.body.status).toBe('queued');
-    expect(await pollAction(r.body.id)).toMatchObject({ status: 'succeeded', result: { ssh_admin_ok: true } });
+    expect(await s.waitForAction(r.body.id)).toMatchObject({ status: 'succeeded', result: { ssh_admin_ok: true } });
   });
 
   it('a changed host key is refused with 400 and the reason', async () => {
-    const pinned = await h.stores.pg.query('SELECT ssh_host_key_sha256 FROM hosts WHERE id = $1', [hostId]);
-    await h.stores.pg.query("UPDATE hosts SET ssh_host_key_sha256 = 'deadbeef' WHERE id = $1", [hostId]);
+    const pinned = await s.h.stores.pg.query('SELECT ssh_host_key_sha256 FROM hosts WHERE id = $1', [hostId]);
+    await s.h.stores.pg.query("UPDATE hosts SET ssh_host_key_sha256 = 'deadbeef' WHERE id = $1", [hostId]);
     try {
       const r = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('ACTION_FAILED');
       expect(r.body.error.message).toMatch(/host key changed/);
-      const host = await h.stores.pg.query('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId]);
+      const host = await s.h.stores.pg.query('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId]);
       expect(host.rows[0].ssh_admin_ok).toBe(false);
       expect((await call('GET', `/actions/${r.body.error.details.action_id}`)).body.status).toBe('failed');
     } finally {
-      await h.stores.pg.query('UPDATE hosts SET ssh_host_key_sha256 = $2 WHERE id = $1', [
+      await s.h.stores.pg.query('UPDATE hosts SET ssh_host_key_sha256 = $2 WHERE id = $1', [
         hostId,
         pinned.rows[0].ssh_host_key_sha256,
       ]);
@@ -181,7 +154,7 @@ describe('Linux agent update over SSH', () => {
     expect(existsSync(updater())).toBe(false);
     const r = await call('POST', `/hosts/${hostId}/actions/agent-update`);
     expect(r.status).toBe(202);
-    const done = await pollAction(r.body.id);
+    const done = await s.waitForAction(r.body.id);
     expect(done.status, done.error).toBe('succeeded');
     expect(done.result).toMatchObject({
       agent: 'linux',
@@ -193,7 +166,7 @@ describe('Linux agent update over SSH', () => {
     expect(existsSync(updater())).toBe(true);
     expect(readFileSync(join(prefix, 'lib', 'watchpost-agent', 'ssh-monitor', 'VERSION'), 'utf8').trim()).toBe('1.2.0');
     expect(readFileSync(join(prefix, 'lib', 'watchpost-agent', 'install-marker'), 'utf8')).toMatch(/installed from/);
-    const host = await h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
+    const host = await s.h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
     expect(host.rows[0].product_version).toBe('1.2.0');
   });
 
@@ -205,7 +178,7 @@ describe('Linux agent update over SSH', () => {
   });
 
   it('a failing command on the host is answered 400 with its exit code and stderr', async () => {
-    const put = await call('PUT', '/settings/agent-updates', admin, { linux: { branch: 'no-such-branch' } });
+    const put = await call('PUT', '/settings/agent-updates', s.admin, { linux: { branch: 'no-such-branch' } });
     expect(put.status).toBe(200);
     try {
       const r = await call('POST', `/hosts/${hostId}/actions/agent-update?wait=true`);
@@ -216,12 +189,12 @@ describe('Linux agent update over SSH', () => {
       expect(a).toMatchObject({ status: 'failed', kind: 'agent.update' });
       expect(a.duration_ms).toBeGreaterThanOrEqual(0);
     } finally {
-      await call('PUT', '/settings/agent-updates', admin, { linux: { branch: 'main' } });
+      await call('PUT', '/settings/agent-updates', s.admin, { linux: { branch: 'main' } });
     }
   });
 
   const adminOk = async () =>
-    (await h.stores.pg.query<{ ssh_admin_ok: boolean }>('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId])).rows[0]!;
+    (await s.h.stores.pg.query<{ ssh_admin_ok: boolean }>('SELECT ssh_admin_ok FROM hosts WHERE id = $1', [hostId])).rows[0]!;
 
   it('a key the server does not accept is answered 400 (database setting over environment, stored encrypted)', async () => {
     expect((await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`)).status).toBe(200);
@@ -230,10 +203,10 @@ describe('Linux agent update over SSH', () => {
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', join(other, 'k')]);
     const key = readFileSync(join(other, 'k'), 'utf8');
     rmSync(other, { recursive: true, force: true });
-    const put = await call('PUT', '/settings/ssh', admin, { private_key: key });
+    const put = await call('PUT', '/settings/ssh', s.admin, { private_key: key });
     expect(put.status, JSON.stringify(put.body)).toBe(200);
     expect(put.body).toEqual({ username: sshd.username, private_key_set: true, private_key_source: 'database', port: sshd.port });
-    const stored = await h.stores.pg.query("SELECT value::text AS v FROM settings WHERE key = 'actions.ssh'");
+    const stored = await s.h.stores.pg.query("SELECT value::text AS v FROM settings WHERE key = 'actions.ssh'");
     expect(stored.rows[0].v).not.toContain('PRIVATE KEY');
     try {
       const r = await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`);
@@ -242,7 +215,7 @@ describe('Linux agent update over SSH', () => {
       // The host no longer lets the service in: no longer shown as administrable.
       expect((await adminOk()).ssh_admin_ok).toBe(false);
     } finally {
-      await call('PUT', '/settings/ssh', admin, { private_key: null });
+      await call('PUT', '/settings/ssh', s.admin, { private_key: null });
     }
     expect((await call('POST', `/hosts/${hostId}/actions/ssh-check?wait=true`)).status).toBe(200);
     expect((await adminOk()).ssh_admin_ok).toBe(true);

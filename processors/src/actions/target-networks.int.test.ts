@@ -4,14 +4,11 @@
 // lies outside them, or on loopback without 127.0.0.0/8 listed, is refused before any connection
 // reaches the server; listed, the action runs. The API cannot widen the list to every address.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from 'node:crypto';
-import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
 import {
-  insertHost,
-  startActionsWorker,
+  startRemoteActionScenario,
   startTestSshd,
   startWsmanDouble,
-  wsmanDoubleEnv,
+  type RemoteActionScenario,
   type TestSshd,
   type WsmanDouble,
 } from '@watchpost/testkit/actions';
@@ -19,66 +16,32 @@ import {
 const WIN_USER = 'Administrator';
 const WIN_PASSWORD = 'target-net-pw-1';
 
-let h: ApiHarness;
+let s: RemoteActionScenario;
 let sshd: TestSshd;
 let win: WsmanDouble;
-let worker: Awaited<ReturnType<typeof startActionsWorker>>;
-let admin: string;
-let monitor: string;
 const ids = { lin: 0, linByName: 0, win: 0 };
 
-async function call(method: 'GET' | 'POST' | 'PUT', path: string, payload?: object, token = admin) {
-  const r = await h.app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${token}` }, payload });
-  return { status: r.statusCode, body: r.json() };
-}
+const call = (method: 'GET' | 'POST' | 'PUT', path: string, payload?: object, token = s.admin) =>
+  s.call(method, path, token, payload);
 const setNetworks = (networks: string[] | null) => call('PUT', '/settings/target-networks', { networks });
 
 beforeAll(async () => {
   sshd = await startTestSshd();
   win = await startWsmanDouble({ username: WIN_USER, password: WIN_PASSWORD, tls: true });
-  h = await createApiHarness('actions_target_networks', {
-    env: {
-      SERVICE_SSH_USERNAME: sshd.username,
-      SERVICE_SSH_PORT: String(sshd.port),
-      SERVICE_SSH_PRIVATE_KEY_FILE: sshd.privateKeyFile,
-      SERVICE_WINRM_USERNAME: WIN_USER,
-      SERVICE_WINRM_PASSWORD: WIN_PASSWORD,
-      ...wsmanDoubleEnv(win),
-      SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
-      SERVICE_ACTION_TIMEOUT_MS: '20000',
-      // no SERVICE_ACTION_TARGET_NETWORKS: none set
-    },
+  s = await startRemoteActionScenario('actions_target_networks', {
+    ssh: sshd,
+    winrm: { double: win, username: WIN_USER, password: WIN_PASSWORD },
+    targetNetworks: null, // none set: what the first test checks
+    env: { SERVICE_ACTION_TIMEOUT_MS: '20000' },
   });
-  worker = await startActionsWorker(h.config);
-  await addUser(h, 'ada', 'admin');
-  await addUser(h, 'max', 'monitor');
-  admin = (await login(h, 'ada', 'pw-ada-secret')).json().access_token;
-  monitor = (await login(h, 'max', 'pw-max-secret')).json().access_token;
-  ids.lin = await insertHost(h.stores.pg, {
-    hostname: 'lnx-loop',
-    product: 'ssh-monitor',
-    version: '1.0.0',
-    address: '127.0.0.1',
-  });
+  ids.lin = await s.linuxHost('lnx-loop');
   // A confirmed address that is a DNS name: the worker resolves it (localhost -> 127.0.0.1).
-  ids.linByName = await insertHost(h.stores.pg, {
-    hostname: 'lnx-name',
-    product: 'ssh-monitor',
-    version: '1.0.0',
-    address: 'localhost',
-  });
-  ids.win = await insertHost(h.stores.pg, {
-    hostname: 'win-loop',
-    product: 'rdp-login-monitor',
-    version: '3.0.0',
-    address: '127.0.0.1',
-    winrmCertSha256: win.certSha256, // accepted by an admin (issue 33)
-  });
+  ids.linByName = await s.linuxHost('lnx-name', { address: 'localhost' });
+  ids.win = await s.windowsHost('win-loop', { winrmCertSha256: win.certSha256 }); // accepted by an admin (issue 33)
 }, 60_000);
 
 afterAll(async () => {
-  await worker?.close();
-  await h?.close();
+  await s?.close();
   await sshd?.close();
   await win?.close();
 });
@@ -95,14 +58,14 @@ describe('target networks of remote actions', () => {
         message: expect.stringMatching(/no target networks are set.*Settings → Remote access/),
       });
     }
-    expect((await h.stores.pg.query('SELECT count(*)::int AS n FROM actions')).rows[0].n).toBe(0);
+    expect((await s.h.stores.pg.query('SELECT count(*)::int AS n FROM actions')).rows[0].n).toBe(0);
     expect(sshd.connections()).toBe(sshBefore);
     expect(win.connections).toBe(0);
   });
 
   it('the API refuses what is not a network and every-address lists; only admins set them', async () => {
-    expect((await call('PUT', '/settings/target-networks', { networks: ['10.0.0.0/8'] }, monitor)).status).toBe(403);
-    expect((await call('GET', '/settings/target-networks', undefined, monitor)).status).toBe(403);
+    expect((await call('PUT', '/settings/target-networks', { networks: ['10.0.0.0/8'] }, s.monitor)).status).toBe(403);
+    expect((await call('GET', '/settings/target-networks', undefined, s.monitor)).status).toBe(403);
     for (const [networks, why] of [
       [['0.0.0.0/0'], /"0\.0\.0\.0\/0" would let remote actions connect to every address/],
       [['10.0.0.0/8', '::/0'], /"::\/0" would let remote actions connect to every address/],
@@ -170,7 +133,7 @@ describe('target networks of remote actions', () => {
     const winrm = await call('POST', `/hosts/${ids.win}/actions/winrm-test`);
     expect(winrm.status, JSON.stringify(winrm.body)).toBe(200);
     expect(winrm.body.result).toMatchObject({ ok: true, remote_hostname: 'WIN-SRV01' });
-    const audit = await h.stores.pg.query(
+    const audit = await s.h.stores.pg.query(
       "SELECT actor, details FROM audit_log WHERE action = 'setting.target_networks' ORDER BY id",
     );
     expect(audit.rows.at(-1)).toMatchObject({ actor: 'ada', details: { networks: ['10.0.0.0/8', '127.0.0.0/8'] } });

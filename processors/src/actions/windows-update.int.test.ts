@@ -7,33 +7,29 @@
 // restarted agent reports its $ScriptVersion in an agent.lifecycle event (Login_Monitor.ps1
 // -SendDeploySacNotice), applied by the real correlator. The action is done when that report lands.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { inflateRawSync } from 'node:zlib';
 import { BUNDLE_URL_TTL_SECONDS, loadSecretsKey, signedBundleUrl } from '@watchpost/core';
-import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
 import { envelope } from '@watchpost/testkit/correlate';
 import { freePort } from '@watchpost/testkit';
 import {
   createRdpAgentRepo,
   createTestGitRepo,
-  insertHost,
   monitorStarts,
   rdpAgentFiles,
   settingsAfterDeploy,
-  startActionsWorker,
+  startRemoteActionScenario,
   startWsmanDouble,
-  wsmanDoubleEnv,
+  type RemoteActionScenario,
   type TestGitRepo,
   type WsmanDouble,
 } from '@watchpost/testkit/actions';
 import { processBatch } from '../index.ts'; // the package entry: role folders import none of each other
 import { SETTINGS_EXAMPLE } from './bundle.ts';
 
-let h: ApiHarness;
+let s: RemoteActionScenario;
 let win: WsmanDouble;
 let repo: TestGitRepo;
-let worker: Awaited<ReturnType<typeof startActionsWorker>>;
-let admin: string;
 let hostId: number;
 let port: number;
 const scripts: string[] = [];
@@ -58,10 +54,8 @@ let hostSettings: string | undefined = HOST_SETTINGS;
 
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-async function call(method: 'GET' | 'POST' | 'PUT', path: string, payload?: object) {
-  const r = await h.app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${admin}` }, payload });
-  return { status: r.statusCode, body: r.json() };
-}
+/** Every API request of this file is the admin's. */
+const call = (method: 'GET' | 'POST' | 'PUT', path: string, payload?: object) => s.call(method, path, s.admin, payload);
 
 async function until<T>(f: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
   const end = Date.now() + ms;
@@ -109,7 +103,7 @@ async function agentReports(version: string) {
   });
   env.event.source.product_version = version;
   await processBatch(
-    h.stores.pg,
+    s.h.stores.pg,
     [env],
     { problemCorrelationWindowMinutes: 60, problemMinSeverity: 'warning' },
     () => new Date(),
@@ -176,28 +170,19 @@ beforeAll(async () => {
   win = await startWsmanDouble({ username: 'Administrator', password: 'secret-1', tls: true });
   repo = createRdpAgentRepo('2.1.7-SAC');
   port = await freePort();
-  h = await createApiHarness('actions_winupdate', {
+  s = await startRemoteActionScenario('actions_winupdate', {
+    winrm: { double: win, username: 'Administrator', password: 'secret-1' },
+    monitor: false,
     env: {
-      SERVICE_WINRM_USERNAME: 'Administrator',
-      SERVICE_WINRM_PASSWORD: 'secret-1',
-      ...wsmanDoubleEnv(win),
-      SERVICE_ACTION_TARGET_NETWORKS: '127.0.0.0/8',
-      SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
       SERVICE_PUBLIC_URL: `http://127.0.0.1:${port}`,
       SERVICE_AGENT_UPDATE_ALLOW_FILE_URLS: 'true',
       // a fifth of it (5 s) is how long the update waits for the agent's report
       SERVICE_AGENT_UPDATE_TIMEOUT_MS: '25000',
     },
   });
-  await h.app.listen({ host: '127.0.0.1', port });
-  worker = await startActionsWorker(h.config);
-  await addUser(h, 'ada', 'admin');
-  admin = (await login(h, 'ada', 'pw-ada-secret')).json().access_token;
-  hostId = await insertHost(h.stores.pg, {
-    hostname: 'win-upd',
-    product: 'rdp-login-monitor',
+  await s.h.app.listen({ host: '127.0.0.1', port });
+  hostId = await s.windowsHost('win-upd', {
     version: '2.1.7-SAC',
-    address: '127.0.0.1',
     agentInstanceId: 'agent-win-upd',
     winrmCertSha256: win.certSha256, // accepted by an admin (issue 33)
   });
@@ -205,8 +190,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await worker?.close();
-  await h?.close();
+  await s?.close();
   await win?.close();
   repo?.close();
 });
@@ -292,10 +276,10 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
     expect(monitorStarts(hostSettings)).toEqual({ starts: true, why: 'UseSAC=fallback' });
 
     // The version comes from the agent's own event (correlate), not from the action.
-    const host = await h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
+    const host = await s.h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
     expect(host.rows[0].product_version).toBe('2.1.8-SAC');
     expect(await hostRow()).toMatchObject({ agent_version: '2.1.8-SAC', outdated: false });
-    const bundles = await h.stores.pg.query('SELECT version, source FROM agent_bundles');
+    const bundles = await s.h.stores.pg.query('SELECT version, source FROM agent_bundles');
     expect(bundles.rows).toEqual([{ version: '2.1.8-SAC', source: 'Login_Monitor.ps1' }]);
   });
 
@@ -303,11 +287,11 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
     const r = await call('POST', `/hosts/${hostId}/actions/agent-update?wait=true`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
     expect(r.body.result.previous_version).toBe('2.1.8-SAC');
-    expect((await h.stores.pg.query('SELECT count(*)::int AS n FROM agent_bundles')).rows[0].n).toBe(1);
+    expect((await s.h.stores.pg.query('SELECT count(*)::int AS n FROM agent_bundles')).rows[0].n).toBe(1);
   });
 
   it('a deploy that installed nothing fails with its log; the host keeps its version', async () => {
-    await h.stores.pg.query(`UPDATE hosts SET product_version = '2.1.7-SAC' WHERE id = $1`, [hostId]);
+    await s.h.stores.pg.query(`UPDATE hosts SET product_version = '2.1.7-SAC' WHERE id = $1`, [hostId]);
     deployedStamp = '2.1.7-SAC';
     win.onPowerShell = likeWindows({ report: true, install: false });
     const r = await call('POST', `/hosts/${hostId}/actions/agent-update?wait=true`);
@@ -315,7 +299,7 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
     expect(r.body.error.message).toMatch(
       /Deploy-LoginMonitor\.ps1 did not install 2\.1\.8-SAC \(deployed_version\.txt: 2\.1\.7-SAC\); deploy\.log: .*повышенной консоли/,
     );
-    const host = await h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
+    const host = await s.h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
     expect(host.rows[0].product_version).toBe('2.1.7-SAC');
   });
 
@@ -328,10 +312,10 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
       /2\.1\.8-SAC is installed \(deployed_version\.txt\), but the agent has not reported 2\.1\.8-SAC within 5 s \(its last reported version is 2\.1\.7-SAC\)/,
     );
     expect(Date.now() - started).toBeGreaterThanOrEqual(5000);
-    const host = await h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
+    const host = await s.h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
     expect(host.rows[0].product_version).toBe('2.1.7-SAC');
     // Nothing from the host since the deploy: a high problem names the host and the likely cause, and pages.
-    const problems = await h.stores.pg.query(
+    const problems = await s.h.stores.pg.query(
       `SELECT id::text, host, severity, title, details FROM problems WHERE type = 'agent_update_stalled' AND status = 'open'`,
     );
     expect(problems.rows).toEqual([
@@ -349,7 +333,7 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
       },
     ]);
     expect(r.body.error.message).toContain(`problem ${problems.rows[0].id} names the likely cause`);
-    const paged = await h.stores.pg.query(`SELECT kind FROM problem_outbox WHERE problem_id = $1`, [problems.rows[0].id]);
+    const paged = await s.h.stores.pg.query(`SELECT kind FROM problem_outbox WHERE problem_id = $1`, [problems.rows[0].id]);
     expect(paged.rows).toEqual([{ kind: 'problem.opened' }]);
   });
 
@@ -367,7 +351,7 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
   it('the link is refused when altered, for another bundle or once expired', async () => {
     const u = new URL(downloads[0]!.url);
     const id = /\/(\d+)\.zip$/.exec(u.pathname)![1];
-    const get = (path: string) => h.app.inject({ method: 'GET', url: path });
+    const get = (path: string) => s.h.app.inject({ method: 'GET', url: path });
     expect((await get(`${u.pathname}${u.search}`)).statusCode).toBe(200);
     const sig = u.searchParams.get('sig')!;
     const flipped = sig.slice(0, -1) + (sig.endsWith('A') ? 'B' : 'A');
@@ -376,7 +360,7 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
     expect((await get(`/api/v1/agent-bundles/${Number(id) + 1}.zip${u.search}`)).statusCode).toBe(403);
     expect((await get(`${u.pathname}`)).statusCode).toBe(400);
     // a genuine link, signed by the service, stops working after its lifetime
-    const key = await loadSecretsKey(h.config.actions.secretsKey, h.config.stateDir);
+    const key = await loadSecretsKey(s.h.config.actions.secretsKey, s.h.config.stateDir);
     const stale = new URL(
       signedBundleUrl(key, `http://127.0.0.1:${port}`, Number(id), Date.now() - (BUNDLE_URL_TTL_SECONDS + 5) * 1000),
     );
@@ -386,15 +370,15 @@ describe('Windows agent update over WinRM through Deploy-LoginMonitor.ps1', () =
   });
 
   it('a bundle altered on the way fails the hash check on the host: a 400, nothing installed', async () => {
-    await h.stores.pg.query(`UPDATE hosts SET product_version = '2.1.7-SAC' WHERE id = $1`, [hostId]);
+    await s.h.stores.pg.query(`UPDATE hosts SET product_version = '2.1.7-SAC' WHERE id = $1`, [hostId]);
     const before = scripts.length;
     // What the host receives differs from what the service hashed (a proxy or attacker on plain HTTP).
-    await h.stores.pg.query("UPDATE agent_bundles SET zip = zip || '\\x00'::bytea");
+    await s.h.stores.pg.query("UPDATE agent_bundles SET zip = zip || '\\x00'::bytea");
     const r = await call('POST', `/hosts/${hostId}/actions/agent-update?wait=true`);
     expect(r.status).toBe(400);
     expect(r.body.error.message).toMatch(/SHA-256 mismatch/);
     expect(scripts.length).toBe(before + 1);
-    const after = await h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
+    const after = await s.h.stores.pg.query('SELECT product_version FROM hosts WHERE id = $1', [hostId]);
     expect(after.rows[0].product_version).toBe('2.1.7-SAC');
   });
 

@@ -9,10 +9,13 @@
 // with Extended Protection checks (MIC, target name HTTP/127.0.0.1, over HTTPS the channel binding to
 // its certificate), and the client refuses a CHALLENGE without 128-bit keys or without a timestamp.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from 'node:crypto';
 import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
-import { insertHost, startActionsWorker, startWsmanDouble, wsmanDoubleEnv, type WsmanDouble } from '@watchpost/testkit/actions';
+import {
+  startRemoteActionScenario,
+  startWsmanDouble,
+  type RemoteActionScenario,
+  type WsmanDouble,
+} from '@watchpost/testkit/actions';
 import {
   ACTIONS,
   CMD_SHELL_URI,
@@ -29,45 +32,25 @@ import { NtlmSessionSecurity, authenticateMessage, negotiateMessage, readChallen
 const USER = 'CORP\\svc-watchpost';
 const PASSWORD = 'Ünïcode-p@ss"w<rd\u2019';
 
-let h: ApiHarness;
+let s: RemoteActionScenario;
 let win: WsmanDouble;
-let worker: Awaited<ReturnType<typeof startActionsWorker>>;
-let admin: string;
 let hostId: number;
 
-async function call(method: 'GET' | 'POST' | 'PUT', path: string, payload?: object) {
-  const r = await h.app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${admin}` }, payload });
-  return { status: r.statusCode, body: r.json() };
-}
+/** Every API request of this file is the admin's. */
+const call = (method: 'GET' | 'POST' | 'PUT', path: string, payload?: object) => s.call(method, path, s.admin, payload);
 
 beforeAll(async () => {
   win = await startWsmanDouble({ username: USER, password: PASSWORD, auth: 'ntlm' });
-  h = await createApiHarness('actions_winrm_ntlm', {
-    env: {
-      SERVICE_WINRM_USERNAME: USER,
-      SERVICE_WINRM_PASSWORD: PASSWORD,
-      ...wsmanDoubleEnv(win),
-      SERVICE_WINRM_AUTH: 'basic',
-      SERVICE_ACTION_TARGET_NETWORKS: '127.0.0.0/8',
-      SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
-      SERVICE_ACTION_TIMEOUT_MS: '3000',
-      SERVICE_ACTION_WAIT_MS: '5000',
-    },
+  s = await startRemoteActionScenario('actions_winrm_ntlm', {
+    winrm: { double: win, username: USER, password: PASSWORD },
+    monitor: false,
+    env: { SERVICE_WINRM_AUTH: 'basic', SERVICE_ACTION_TIMEOUT_MS: '3000', SERVICE_ACTION_WAIT_MS: '5000' },
   });
-  worker = await startActionsWorker(h.config);
-  await addUser(h, 'ada', 'admin');
-  admin = (await login(h, 'ada', 'pw-ada-secret')).json().access_token;
-  hostId = await insertHost(h.stores.pg, {
-    hostname: 'win-ntlm',
-    product: 'rdp-login-monitor',
-    version: '3.0.0',
-    address: '127.0.0.1',
-  });
+  hostId = await s.windowsHost('win-ntlm');
 });
 
 afterAll(async () => {
-  await worker?.close();
-  await h?.close();
+  await s?.close();
   await win?.close();
 });
 
@@ -123,7 +106,8 @@ describe('WinRM with NTLM', () => {
     expect(list.body.result.sessions.map((s: { username: string }) => s.username)).toContain('bob');
     const off = await call('POST', `/hosts/${hostId}/actions/sessions/3/logoff`);
     expect(off.status, JSON.stringify(off.body)).toBe(200);
-    expect(off.body.result).toEqual({ session_id: 3, logged_off: true });
+    expect(off.body.result).toEqual({ session_id: 3, logged_off: true, sessions_left: expect.any(Array) });
+    expect(off.body.result.sessions_left.map((s: { username: string }) => s.username)).not.toContain('bob');
     expect(win.sessions.map((s) => s.username)).not.toContain('bob');
   });
 
@@ -157,15 +141,7 @@ describe('WinRM with NTLM', () => {
     });
     try {
       const client = new WinrmClient(
-        {
-          address: '127.0.0.1',
-          port: local.port,
-          transport: 'http',
-          username: 'Administrator',
-          password: 'local-secret-1',
-          verifyTls: true,
-          auth: 'ntlm',
-        },
+        target(local.port, { username: 'Administrator', password: 'local-secret-1' }),
         AbortSignal.timeout(3000),
       );
       const r = await client.run('hostname');
@@ -229,6 +205,18 @@ async function rawNtlm(port: number, account: { user: string; domain: string; pa
   return { post, security: new NtlmSessionSecurity(a.exportedSessionKey, a.flags, 'client'), close: () => agent.destroy() };
 }
 
+/** The service's account against a double on loopback, NTLM over plain HTTP; `over` is what a case changes. */
+const target = (port: number, over: Partial<WinrmTarget> = {}): WinrmTarget => ({
+  address: '127.0.0.1',
+  port,
+  transport: 'http',
+  username: USER,
+  password: PASSWORD,
+  verifyTls: true,
+  auth: 'ntlm',
+  ...over,
+});
+
 const createShell = (url: string) =>
   Buffer.from(
     envelope({
@@ -241,16 +229,6 @@ const createShell = (url: string) =>
 
 describe('WinRM over HTTP as Windows ships it (NTLM sealing)', () => {
   const account = { user: 'svc-watchpost', domain: 'CORP', password: PASSWORD };
-  const target = (port: number, over: Partial<WinrmTarget> = {}): WinrmTarget => ({
-    address: '127.0.0.1',
-    port,
-    transport: 'http',
-    username: USER,
-    password: PASSWORD,
-    verifyTls: true,
-    auth: 'ntlm',
-    ...over,
-  });
 
   it('qwinsta and logoff run sealed: the SOAP never travels readable, each reply is opened and verified', async () => {
     const d = await startWsmanDouble({ username: USER, password: PASSWORD, auth: 'ntlm' });
@@ -379,19 +357,7 @@ describe('WinRM over HTTP as Windows ships it (NTLM sealing)', () => {
 
 describe('NTLM hardening: 128-bit keys, the MIC, the target name and the channel binding', () => {
   const client = (port: number, over: Partial<WinrmTarget> = {}) =>
-    new WinrmClient(
-      {
-        address: '127.0.0.1',
-        port,
-        transport: 'http',
-        username: USER,
-        password: PASSWORD,
-        verifyTls: true,
-        auth: 'ntlm',
-        ...over,
-      },
-      AbortSignal.timeout(5000),
-    );
+    new WinrmClient(target(port, over), AbortSignal.timeout(5000));
 
   it('over HTTPS the handshake names HTTP/<host> and binds the certificate: a host with Extended Protection (Strict) accepts it', async () => {
     const d = await startWsmanDouble({ username: USER, password: PASSWORD, auth: 'ntlm', tls: true });

@@ -6,29 +6,26 @@
 // the host-changes API; then the action works. A host no admin confirmed gets no connection at all.
 // Over plain HTTP Basic is never sent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { addUser, createApiHarness, login, type ApiHarness } from '@watchpost/testkit/api';
-import { insertHost, startActionsWorker, startWsmanDouble, wsmanDoubleEnv, type WsmanDouble } from '@watchpost/testkit/actions';
+import {
+  startRemoteActionScenario,
+  startWsmanDouble,
+  type RemoteActionScenario,
+  type WsmanDouble,
+} from '@watchpost/testkit/actions';
 
 const USER = 'CORP\\svc-watchpost';
 const PASSWORD = 'pin-Pa55word-1';
 
-let h: ApiHarness;
+let s: RemoteActionScenario;
 let win: WsmanDouble;
-let worker: Awaited<ReturnType<typeof startActionsWorker>>;
-let admin: string;
-let monitor: string;
 const ids = { adminFirst: 0, monitorFirst: 0 };
 
-async function call(method: 'GET' | 'POST' | 'PUT', path: string, token = admin, payload?: object) {
-  const r = await h.app.inject({ method, url: `/api/v1${path}`, headers: { authorization: `Bearer ${token}` }, payload });
-  return { status: r.statusCode, body: r.json() };
-}
+const call: RemoteActionScenario['call'] = (...args) => s.call(...args);
 const pinned = async (id: number) =>
-  (await h.stores.pg.query<{ c: string | null }>('SELECT winrm_cert_sha256 AS c FROM hosts WHERE id = $1', [id])).rows[0]!.c;
+  (await s.h.stores.pg.query<{ c: string | null }>('SELECT winrm_cert_sha256 AS c FROM hosts WHERE id = $1', [id])).rows[0]!.c;
 const pendingCertChanges = async (hostId: number) =>
   (await call('GET', `/host-changes?kind=winrm_certificate&host_id=${hostId}`)).body.items as {
     id: number;
@@ -39,44 +36,22 @@ const pendingCertChanges = async (hostId: number) =>
 
 beforeAll(async () => {
   win = await startWsmanDouble({ username: USER, password: PASSWORD, tls: true });
-  h = await createApiHarness('actions_winrm_pinning', {
-    env: {
-      SERVICE_WINRM_USERNAME: USER,
-      SERVICE_WINRM_PASSWORD: PASSWORD,
-      ...wsmanDoubleEnv(win),
-      SERVICE_ACTION_TARGET_NETWORKS: '127.0.0.0/8',
-      SERVICE_SECRETS_KEY: randomBytes(32).toString('base64'),
-      SERVICE_ACTION_TIMEOUT_MS: '10000',
-    },
+  s = await startRemoteActionScenario('actions_winrm_pinning', {
+    winrm: { double: win, username: USER, password: PASSWORD },
+    env: { SERVICE_ACTION_TIMEOUT_MS: '10000' },
   });
-  worker = await startActionsWorker(h.config);
-  await addUser(h, 'ada', 'admin');
-  await addUser(h, 'max', 'monitor');
-  admin = (await login(h, 'ada', 'pw-ada-secret')).json().access_token;
-  monitor = (await login(h, 'max', 'pw-max-secret')).json().access_token;
-  ids.adminFirst = await insertHost(h.stores.pg, {
-    hostname: 'win-pin-a',
-    product: 'rdp-login-monitor',
-    version: '3.0.0',
-    address: '127.0.0.1',
-  });
-  ids.monitorFirst = await insertHost(h.stores.pg, {
-    hostname: 'win-pin-m',
-    product: 'rdp-login-monitor',
-    version: '3.0.0',
-    address: '127.0.0.1',
-  });
+  ids.adminFirst = await s.windowsHost('win-pin-a');
+  ids.monitorFirst = await s.windowsHost('win-pin-m');
 });
 
 afterAll(async () => {
-  await worker?.close();
-  await h?.close();
+  await s?.close();
   await win?.close();
 });
 
 describe('WinRM certificate pinning', () => {
   it("an action, an admin's included, is refused after the handshake and before any request; the certificate awaits acceptance", async () => {
-    expect((await call('POST', `/hosts/${ids.monitorFirst}/actions/winrm-test`, monitor)).status).toBe(403); // admin only
+    expect((await call('POST', `/hosts/${ids.monitorFirst}/actions/winrm-test`, s.monitor)).status).toBe(403); // admin only
     for (const id of [ids.monitorFirst, ids.adminFirst]) {
       const r = await call('POST', `/hosts/${id}/actions/winrm-test`);
       expect(r.status).toBe(400);
@@ -110,7 +85,7 @@ describe('WinRM certificate pinning', () => {
 
   it('accepted by an admin in the host-changes API, the certificate is pinned and the action works', async () => {
     const [change] = await pendingCertChanges(ids.adminFirst);
-    expect((await call('POST', `/host-changes/${change!.id}/accept`, monitor)).status).toBe(403);
+    expect((await call('POST', `/host-changes/${change!.id}/accept`, s.monitor)).status).toBe(403);
     expect((await call('POST', `/host-changes/${change!.id}/accept`)).status).toBe(200);
     const r = await call('POST', `/hosts/${ids.adminFirst}/actions/winrm-test`);
     expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -147,7 +122,7 @@ describe('WinRM certificate pinning', () => {
 
   it('accepted by an admin in the host-changes API, the new certificate works', async () => {
     const [change] = await pendingCertChanges(ids.adminFirst);
-    expect((await call('POST', `/host-changes/${change!.id}/accept`, monitor)).status).toBe(403);
+    expect((await call('POST', `/host-changes/${change!.id}/accept`, s.monitor)).status).toBe(403);
     const acc = await call('POST', `/host-changes/${change!.id}/accept`);
     expect(acc.status, JSON.stringify(acc.body)).toBe(200);
     expect(await pinned(ids.adminFirst)).toBe(win.certSha256);
@@ -157,14 +132,8 @@ describe('WinRM certificate pinning', () => {
   });
 
   it('a host no admin has confirmed gets no connection at all, whatever its certificate', async () => {
-    const unconfirmed = await insertHost(h.stores.pg, {
-      hostname: 'win-new',
-      product: 'rdp-login-monitor',
-      version: '3.0.0',
-      address: '127.0.0.1',
-      confirmed: false,
-    });
-    await h.stores.pg.query('UPDATE hosts SET winrm_cert_sha256 = $2 WHERE id = $1', [unconfirmed, win.certSha256]);
+    const unconfirmed = await s.windowsHost('win-new', { confirmed: false });
+    await s.h.stores.pg.query('UPDATE hosts SET winrm_cert_sha256 = $2 WHERE id = $1', [unconfirmed, win.certSha256]);
     const before = win.connections;
     const r = await call('POST', `/hosts/${unconfirmed}/actions/winrm-test`);
     expect(r.status).toBe(400);
@@ -177,15 +146,10 @@ describe('WinRM certificate pinning', () => {
   it("with the operator's CA (SERVICE_WINRM_CA_FILE), a certificate it issued for the host passes without a pin", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'watchpost-winrm-ca-'));
     writeFileSync(join(dir, 'ca.pem'), win.certPem!);
-    const onCa = await insertHost(h.stores.pg, {
-      hostname: 'win-ca',
-      product: 'rdp-login-monitor',
-      version: '3.0.0',
-      address: '127.0.0.1',
-    });
-    await worker.close();
-    const actions = { ...h.config.actions, winrm: { ...h.config.actions.winrm, caFile: join(dir, 'ca.pem') } };
-    worker = await startActionsWorker({ ...h.config, actions });
+    const onCa = await s.windowsHost('win-ca');
+    await s.stopWorker();
+    const actions = { ...s.h.config.actions, winrm: { ...s.h.config.actions.winrm, caFile: join(dir, 'ca.pem') } };
+    await s.startWorker({ ...s.h.config, actions });
     try {
       const r = await call('POST', `/hosts/${onCa}/actions/winrm-test`);
       expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -199,14 +163,14 @@ describe('WinRM certificate pinning', () => {
         expect.objectContaining({ proposed: expect.objectContaining({ cert_sha256: other }) }),
       ]);
     } finally {
-      await worker.close();
-      worker = await startActionsWorker(h.config);
+      await s.stopWorker();
+      await s.startWorker();
       rmSync(dir, { recursive: true, force: true });
     }
   });
 
   it('over plain HTTP Basic is never sent, allowed or not', async () => {
-    const put = await call('PUT', '/settings/winrm', admin, { transport: 'http', allow_unencrypted: true });
+    const put = await call('PUT', '/settings/winrm', s.admin, { transport: 'http', allow_unencrypted: true });
     expect(put.status).toBe(200);
     win.seen.length = 0;
     const connectionsBefore = win.connections;
@@ -217,7 +181,7 @@ describe('WinRM certificate pinning', () => {
       expect(win.connections).toBe(connectionsBefore);
       expect(win.seen).toEqual([]);
     } finally {
-      await call('PUT', '/settings/winrm', admin, { transport: 'https', allow_unencrypted: false });
+      await call('PUT', '/settings/winrm', s.admin, { transport: 'https', allow_unencrypted: false });
     }
   });
 });

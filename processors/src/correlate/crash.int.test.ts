@@ -1,20 +1,25 @@
 // kill -9 the correlate process 10 times mid-stream: the final Postgres state equals an uninterrupted
 // run's (the same stream applied in-process, in order, to a second database).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '@watchpost/runtime';
-import { createKafka } from '@watchpost/runtime';
-import { encodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
-import { produce, waitFor } from '@watchpost/testkit';
+import type { EventEnvelope } from '@watchpost/schemas';
+import {
+  crashChildEnv,
+  crashChildren,
+  createTestStores,
+  eventsGroupLag,
+  eventsTopicEnd,
+  produceEvents,
+  testConfig,
+  waitFor,
+  type TestStores,
+} from '@watchpost/testkit';
 import { processBatch } from './processor.ts';
 import { correlatePosition, dumpCorrelateTables, tableDifferences, mixedStream, seeded } from '@watchpost/testkit/correlate';
 
 const WINDOW = '20';
 let crashed: TestStores;
 let reference: TestStores;
-const children = new Set<ChildProcess>();
+const children = crashChildren();
 
 beforeAll(async () => {
   [crashed, reference] = await Promise.all([
@@ -23,72 +28,34 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  children.killAll();
   await Promise.all([crashed?.drop(), reference?.drop()]);
 });
 
-function startChild(): ChildProcess {
-  const c = crashed.config;
-  const child = spawn(join(repoRoot, 'node_modules/.bin/node'), ['ops/src/start.ts', 'correlate'], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
-      DATABASE_URL: c.databaseUrl,
-      KAFKA_TOPIC_PREFIX: c.topicPrefix,
-      CLICKHOUSE_DATABASE: c.clickhouseDatabase,
-      PORT: '0',
-      LOG_LEVEL: 'error',
+function startChild() {
+  return children.start(
+    'correlate',
+    crashChildEnv(crashed.config, {
       SERVICE_PROBLEM_CORRELATION_WINDOW_MINUTES: WINDOW,
       // Small batches: each child gets killed a few hundred events in, so ten kills stay mid-stream.
       CORRELATE_BATCH_SIZE: '20',
       CORRELATE_BATCH_MS: '50',
       KAFKA_SESSION_TIMEOUT_MS: '6000',
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  return child;
+    }),
+  );
 }
 
 /** Messages whose effects are stored (the position correlate keeps in Postgres, summed over partitions). */
 const processed = () => correlatePosition(crashed.pg);
 
 /** Messages in the topic: the stream, plus any the test producer appended twice on a retry. */
-async function topicEnd(): Promise<number> {
-  const admin = createKafka(crashed.config.kafkaBrokers, 'test-end').admin();
-  await admin.connect();
-  try {
-    const ends = await admin.fetchTopicOffsets(crashed.config.topics.events);
-    return ends.reduce((s, p) => s + Number(p.high), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-async function groupLag(): Promise<number> {
-  const admin = createKafka(crashed.config.kafkaBrokers, 'test-lag').admin();
-  await admin.connect();
-  try {
-    const [ends, committed] = await Promise.all([
-      admin.fetchTopicOffsets(crashed.config.topics.events),
-      admin.fetchOffsets({ groupId: crashed.config.consumerGroups.correlate, topics: [crashed.config.topics.events] }),
-    ]);
-    const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
-    return ends.reduce((s, p) => s + Math.max(0, Number(p.high) - Math.max(0, done.get(p.partition) ?? 0)), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
+const topicEnd = () => eventsTopicEnd(crashed.config);
+const groupLag = () => eventsGroupLag(crashed.config, crashed.config.consumerGroups.correlate);
 
 describe('correlate under kill -9', () => {
   it('10 kills mid-stream: the final state equals an uninterrupted run', async () => {
     const stream = mixedStream(10_000, 11);
-    await produce(
-      crashed.config,
-      crashed.config.topics.events,
-      stream.map((e) => ({ key: e.event.host.hostname, value: encodeEnvelope(e as unknown as EventEnvelope) })),
-    );
+    await produceEvents(crashed.config, stream as unknown as EventEnvelope[]);
     // Uninterrupted reference: the same stream in order, in batches, in-process.
     const settings = { problemCorrelationWindowMinutes: Number(WINDOW), problemMinSeverity: 'warning' as const };
     for (let i = 0; i < stream.length; i += 500)

@@ -73,10 +73,25 @@ export interface BatchOutcome {
   latestReceivedAt: Date | null;
 }
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** An event id the ledgers can key on (a uuid column); events without one are skipped. */
+export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
 
 const optText = (s: string | undefined) => (s === undefined ? undefined : pgSafeText(s));
+
+/** The host part of an event as Postgres can hold it (see pgSafeEnvelope): the address and name keys bounded. */
+export function pgSafeHost(h: CorrelateEnvelope['event']['host']): CorrelateEnvelope['event']['host'] {
+  return {
+    hostname: pgSafeKey(h.hostname),
+    os_family: pgSafeText(h.os_family),
+    display_name: optText(h.display_name),
+    fqdn: optText(h.fqdn),
+    os_version: optText(h.os_version),
+    ipv4: h.ipv4 === undefined ? undefined : pgSafeKey(h.ipv4),
+    ipv6: optText(h.ipv6),
+    timezone: optText(h.timezone),
+  };
+}
 
 /**
  * The event as Postgres can hold it (core/src/pg-safe.ts): NUL and lone surrogates replaced, keys of
@@ -86,7 +101,6 @@ const optText = (s: string | undefined) => (s === undefined ? undefined : pgSafe
  */
 export function pgSafeEnvelope(env: CorrelateEnvelope): CorrelateEnvelope {
   const e = env.event;
-  const h = e.host;
   // An implausible instance id (blank, over 128 characters, control characters) counts as absent.
   const instance = plausibleInstanceId(e.source.agent_instance_id);
   // Correlated as what it is (a 4625 labelled agent.notification is a failed login: schemas' eventKindOf).
@@ -105,16 +119,7 @@ export function pgSafeEnvelope(env: CorrelateEnvelope): CorrelateEnvelope {
         product_version: pgSafeText(e.source.product_version),
         agent_instance_id: optText(instance ?? undefined),
       },
-      host: {
-        hostname: pgSafeKey(h.hostname),
-        os_family: pgSafeText(h.os_family),
-        display_name: optText(h.display_name),
-        fqdn: optText(h.fqdn),
-        os_version: optText(h.os_version),
-        ipv4: h.ipv4 === undefined ? undefined : pgSafeKey(h.ipv4),
-        ipv6: optText(h.ipv6),
-        timezone: optText(h.timezone),
-      },
+      host: pgSafeHost(e.host),
       details: e.type === INVENTORY_TYPE && e.details ? pgSafeJson(e.details) : e.details,
     },
   };
@@ -129,9 +134,14 @@ export async function processBatch(
   position?: SourcePosition,
 ): Promise<BatchOutcome> {
   const safe = envelopes.map(pgSafeEnvelope);
+  return withRetriedTransaction(pool, (c) => applyBatch(c, safe, settings, clock, position));
+}
+
+/** `fn` in one transaction, run again from the start on a serialization failure or a deadlock (5 tries at most). */
+export async function withRetriedTransaction<T>(pool: Pool, fn: (c: PoolClient) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await withTransaction(pool, (c) => applyBatch(c, safe, settings, clock, position));
+      return await withTransaction(pool, fn);
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (!code || !RETRYABLE.has(code) || attempt >= 5) throw err;

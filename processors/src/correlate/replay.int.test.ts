@@ -2,10 +2,17 @@
 // deleted): Postgres stays identical, and problems.v1 carries one "problem opened" message per problem.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clients, createLogger, metrics, type RoleHandle } from '@watchpost/runtime';
-import { createKafka } from '@watchpost/runtime';
-import { encodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
-import { produce, readAll, waitFor } from '@watchpost/testkit';
+import type { EventEnvelope } from '@watchpost/schemas';
+import {
+  createTestStores,
+  eventsGroupLag,
+  produceEvents,
+  readAll,
+  testConfig,
+  waitFor,
+  withKafkaAdmin,
+  type TestStores,
+} from '@watchpost/testkit';
 import { correlateRole } from './index.ts';
 import { correlatePosition, dumpCorrelateTables, mixedStream, tableDifferences } from '@watchpost/testkit/correlate';
 
@@ -19,21 +26,7 @@ beforeAll(async () => {
 afterAll(async () => stores?.drop());
 
 /** Messages of the events topic not yet committed by the correlate group. */
-async function groupLag(): Promise<number> {
-  const admin = createKafka(stores.config.kafkaBrokers, 'test-lag').admin();
-  await admin.connect();
-  try {
-    const groupId = stores.config.consumerGroups.correlate;
-    const [ends, committed] = await Promise.all([
-      admin.fetchTopicOffsets(stores.config.topics.events),
-      admin.fetchOffsets({ groupId, topics: [stores.config.topics.events] }),
-    ]);
-    const done = new Map((committed[0]?.partitions ?? []).map((p) => [p.partition, Number(p.offset)]));
-    return ends.reduce((s, p) => s + Math.max(0, Number(p.high) - Math.max(0, done.get(p.partition) ?? 0)), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
+const groupLag = () => eventsGroupLag(stores.config, stores.config.consumerGroups.correlate);
 
 async function metricSum(name: string): Promise<number> {
   const m = metrics.getSingleMetric(name);
@@ -62,11 +55,7 @@ async function runRoleUntilDrained(): Promise<void> {
 describe('correlate through Kafka', () => {
   it('the same 10,000 events processed twice leave Postgres identical', async () => {
     const stream = mixedStream(10_000, 7);
-    await produce(
-      stores.config,
-      stores.config.topics.events,
-      stream.map((e) => ({ key: e.event.host.hostname, value: encodeEnvelope(e as unknown as EventEnvelope) })),
-    );
+    await produceEvents(stores.config, stream as unknown as EventEnvelope[]);
     await runRoleUntilDrained();
     const first = await dumpCorrelateTables(stores.pg);
     expect(await correlatePosition(stores.pg)).toBe(stream.length); // every message's effect stored with its position
@@ -81,10 +70,7 @@ describe('correlate through Kafka', () => {
     expect(flaps.length).toBeGreaterThan(0);
 
     // Second pass: forget the group's offsets, read the whole topic again.
-    const admin = createKafka(stores.config.kafkaBrokers, 'test-admin').admin();
-    await admin.connect();
-    await admin.deleteGroups([stores.config.consumerGroups.correlate]);
-    await admin.disconnect();
+    await withKafkaAdmin(stores.config, 'test-admin', (admin) => admin.deleteGroups([stores.config.consumerGroups.correlate]));
     expect(await groupLag()).toBe(stream.length);
     await runRoleUntilDrained();
     expect(tableDifferences(await dumpCorrelateTables(stores.pg), first)).toEqual({});

@@ -1,13 +1,19 @@
 // Two correlate processes in one group split the partitions; one is killed with SIGKILL while events
 // keep arriving: the other takes its partitions over after the session timeout, nothing is lost and
 // nothing counted twice (the final state equals an uninterrupted in-process run of the same stream).
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { AssignerProtocol } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createKafka, repoRoot } from '@watchpost/runtime';
+import { createKafka } from '@watchpost/runtime';
 import { encodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
+import {
+  crashChildEnv,
+  crashChildren,
+  createTestStores,
+  eventsTopicEnd,
+  testConfig,
+  withKafkaAdmin,
+  type TestStores,
+} from '@watchpost/testkit';
 import { correlatePosition, dumpCorrelateTables, tableDifferences, mixedStream } from '@watchpost/testkit/correlate';
 import { processBatch } from './processor.ts';
 
@@ -15,7 +21,7 @@ const WINDOW = '20';
 const SESSION_TIMEOUT_MS = 6000;
 let live: TestStores;
 let reference: TestStores;
-const children = new Set<ChildProcess>();
+const children = crashChildren();
 
 beforeAll(async () => {
   [live, reference] = await Promise.all([
@@ -26,47 +32,31 @@ beforeAll(async () => {
   ]);
 });
 afterAll(async () => {
-  for (const c of children) c.kill('SIGKILL');
+  children.killAll();
   await Promise.all([live?.drop(), reference?.drop()]);
 });
 
-function startChild(): ChildProcess {
-  const c = live.config;
-  const child = spawn(join(repoRoot, 'node_modules/.bin/node'), ['ops/src/start.ts', 'correlate'], {
-    cwd: repoRoot,
-    env: {
-      ...process.env,
+function startChild() {
+  return children.start(
+    'correlate',
+    crashChildEnv(live.config, {
       SERVICE_ROLE: 'correlate',
-      DATABASE_URL: c.databaseUrl,
-      KAFKA_TOPIC_PREFIX: c.topicPrefix,
-      CLICKHOUSE_DATABASE: c.clickhouseDatabase,
-      PORT: '0',
-      LOG_LEVEL: 'error',
       SERVICE_PROBLEM_CORRELATION_WINDOW_MINUTES: WINDOW,
       CORRELATE_BATCH_SIZE: '100',
       CORRELATE_BATCH_MS: '50',
       KAFKA_SESSION_TIMEOUT_MS: String(SESSION_TIMEOUT_MS),
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  children.add(child);
-  child.on('exit', () => children.delete(child));
-  return child;
+    }),
+  );
 }
 
 const owns = (m: { memberAssignment: Buffer }) =>
   Object.values(AssignerProtocol.MemberAssignment.decode(m.memberAssignment)?.assignment ?? {}).some((ps) => ps.length > 0);
 
-async function groupState(): Promise<string> {
-  const admin = createKafka(live.config.kafkaBrokers, 'test-admin').admin();
-  await admin.connect();
-  try {
+const groupState = () =>
+  withKafkaAdmin(live.config, 'test-admin', async (admin) => {
     const { groups } = await admin.describeGroups([live.config.consumerGroups.correlate]);
     return `${groups[0]?.state}:${groups[0]?.members.filter(owns).length}`;
-  } finally {
-    await admin.disconnect();
-  }
-}
+  });
 
 /** Stored position per partition. */
 async function positions(): Promise<Map<number, number>> {
@@ -144,11 +134,7 @@ describe('two correlate processes, one killed under load', () => {
     expect(takeoverMs).toBeLessThan(SESSION_TIMEOUT_MS + 5000);
 
     // Drained: the stored positions reach the end of every partition.
-    const admin = createKafka(live.config.kafkaBrokers, 'test-admin').admin();
-    await admin.connect();
-    const ends = await admin.fetchTopicOffsets(live.config.topics.events);
-    await admin.disconnect();
-    const total = ends.reduce((s, p) => s + Number(p.high), 0);
+    const total = await eventsTopicEnd(live.config);
     expect(total).toBe(stream.length);
     const end = Date.now() + 60_000;
     while ((await correlatePosition(live.pg)) < total && Date.now() < end) await sleep(200);

@@ -10,13 +10,13 @@ import {
   LOGIN_RATE_LIMITED_JOB,
   NOTIFICATIONS_QUEUE,
   problemMessage,
+  type EventEnvelope,
   type WebhookBodyV1,
 } from '@watchpost/schemas';
-import { createTestStores, makeEnvelope, produce, testConfig, waitFor, type TestStores } from '@watchpost/testkit';
+import { makeEnvelope, produce, waitFor, type TestStores } from '@watchpost/testkit';
 import {
-  startDeliverRole,
   startHttpReceiver,
-  startNotifyRole,
+  startNotifyPipeline,
   startSmtpDouble,
   startTelegramDouble,
   type HttpReceiver,
@@ -30,7 +30,7 @@ let webhook: HttpReceiver;
 let slack: HttpReceiver;
 let telegram: Awaited<ReturnType<typeof startTelegramDouble>>;
 let smtp: SmtpDouble;
-let roles: { close(): Promise<void> }[] = [];
+let pipeline: Awaited<ReturnType<typeof startNotifyPipeline>>;
 
 beforeAll(async () => {
   [webhook, slack, telegram, smtp] = await Promise.all([
@@ -39,7 +39,7 @@ beforeAll(async () => {
     startTelegramDouble(TOKEN),
     startSmtpDouble(),
   ]);
-  const config = testConfig('notify_e2e', {
+  pipeline = await startNotifyPipeline('notify_e2e', {
     NOTIFY_MIN_SEVERITY: 'high',
     NOTIFY_CHANNELS: 'chat,webhook,email',
     NOTIFY_FROM_BEGINNING: 'true',
@@ -59,14 +59,12 @@ beforeAll(async () => {
     NOTIFY_BACKOFF_MS: '100',
     NOTIFY_DELIVERY_ATTEMPTS: '4',
   });
-  stores = await createTestStores(config);
-  roles = await Promise.all([startNotifyRole(config), startDeliverRole(config)]);
+  stores = pipeline.stores;
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all(roles.map((r) => r.close()));
+  await pipeline?.close();
   await Promise.all([webhook?.close(), slack?.close(), telegram?.close(), smtp?.close()]);
-  await stores?.drop();
 });
 
 const deliveries = async (subjectKey: string) =>
@@ -78,12 +76,26 @@ const deliveries = async (subjectKey: string) =>
   ).rows;
 const allSent = (rows: { state: string }[]) => rows.length > 0 && rows.every((r) => r.state === 'sent');
 const bodiesFor = (rx: HttpReceiver, needle: string) => rx.requests.filter((r) => r.body.includes(needle));
+/** Puts events on the test's events topic as ingest does, keyed by their host unless `key` says otherwise. */
+const publish = (envs: EventEnvelope[], key?: string) =>
+  produce(
+    stores.config,
+    stores.config.topics.events,
+    envs.map((e) => ({ key: key ?? e.event.host.hostname, value: encodeEnvelope(e) })),
+  );
+/** Waits until the event's webhook delivery is `state`; returns all the event's deliveries. */
+const webhookDelivery = (what: string, env: EventEnvelope, state: 'sent' | 'failed') =>
+  waitFor(
+    what,
+    () => deliveries(`event:${env.event.event_id}`),
+    (r) => r.some((x) => x.channel === 'webhook' && x.state === state),
+  );
 
 describe('notifications', () => {
   it('a high event reaches every policy channel once: signed webhook, Telegram, Slack hook, e-mail with both parts', async () => {
     const env = makeEnvelope({ type: 'ssh.bruteforce.mass', severity: 'high', title: 'Mass brute force <on> web-01' });
     const id = env.event.event_id;
-    await produce(stores.config, stores.config.topics.events, [{ key: env.event.host.hostname, value: encodeEnvelope(env) }]);
+    await publish([env]);
     const rows = await waitFor(
       'deliveries sent',
       () => deliveries(`event:${id}`),
@@ -125,9 +137,9 @@ describe('notifications', () => {
     expect(mail!.messageId).toBe(`<${mail!.headers.get('x-watchpost-delivery') as string}@watchpost.invalid>`);
 
     // The same event again (an agent retry that got past ingest, a replay): nothing more is sent.
-    await produce(stores.config, stores.config.topics.events, [{ key: env.event.host.hostname, value: encodeEnvelope(env) }]);
+    await publish([env]);
     const marker = makeEnvelope({ type: 'ssh.bruteforce.mass', severity: 'critical' });
-    await produce(stores.config, stores.config.topics.events, [{ key: env.event.host.hostname, value: encodeEnvelope(marker) }]);
+    await publish([marker], env.event.host.hostname);
     await waitFor('the marker after the replay', () => deliveries(`event:${marker.event.event_id}`), allSent);
     expect(bodiesFor(webhook, id)).toHaveLength(1);
     expect(telegram.messages().filter((m) => m.text.includes(id))).toHaveLength(1);
@@ -137,11 +149,7 @@ describe('notifications', () => {
   it('rule 3: an info login success goes to chat only; a warning failure goes nowhere', async () => {
     const ok = makeEnvelope({ type: 'rdp.login.success', severity: 'info', title: 'RDP login alice' });
     const fail = makeEnvelope({ type: 'ssh.login.failed', severity: 'warning' });
-    await produce(
-      stores.config,
-      stores.config.topics.events,
-      [ok, fail].map((e) => ({ key: e.event.host.hostname, value: encodeEnvelope(e) })),
-    );
+    await publish([ok, fail]);
     const rows = await waitFor(
       'chat deliveries',
       () => deliveries(`event:${ok.event.event_id}`),
@@ -185,23 +193,15 @@ describe('notifications', () => {
   it('a provider answering 500 then 200 gets the message once; a 400 is not retried', async () => {
     webhook.script = [500, 200];
     const a = makeEnvelope({ type: 'privilege.sudo.command', severity: 'critical' });
-    await produce(stores.config, stores.config.topics.events, [{ key: 'h', value: encodeEnvelope(a) }]);
-    const rows = await waitFor(
-      'retried delivery',
-      () => deliveries(`event:${a.event.event_id}`),
-      (r) => r.some((x) => x.channel === 'webhook' && x.state === 'sent'),
-    );
+    await publish([a], 'h');
+    const rows = await webhookDelivery('retried delivery', a, 'sent');
     expect(rows.find((r) => r.channel === 'webhook')).toMatchObject({ state: 'sent', attempts: 2 });
     expect(bodiesFor(webhook, a.event.event_id)).toHaveLength(2); // one 500, one 200: delivered once
 
     webhook.script = [400];
     const b = makeEnvelope({ type: 'privilege.sudo.command', severity: 'critical' });
-    await produce(stores.config, stores.config.topics.events, [{ key: 'h', value: encodeEnvelope(b) }]);
-    const failed = await waitFor(
-      'final failure',
-      () => deliveries(`event:${b.event.event_id}`),
-      (r) => r.some((x) => x.channel === 'webhook' && x.state === 'failed'),
-    );
+    await publish([b], 'h');
+    const failed = await webhookDelivery('final failure', b, 'failed');
     expect(failed.find((r) => r.channel === 'webhook')).toMatchObject({
       state: 'failed',
       attempts: 1,
@@ -220,11 +220,7 @@ describe('notifications', () => {
       details: { chat_route: `team\u0000\udc00${'r'.repeat(100_000)}` },
     });
     const after = makeEnvelope({ type: 'ssh.bruteforce.mass', severity: 'critical' });
-    await produce(
-      stores.config,
-      stores.config.topics.events,
-      [nasty, after].map((e) => ({ key: 'h', value: encodeEnvelope(e) })),
-    );
+    await publish([nasty, after], 'h');
     await waitFor(
       'the next event delivered',
       () => deliveries(`event:${after.event.event_id}`),
@@ -245,7 +241,7 @@ describe('notifications', () => {
       title: 'very long <summary> & more',
       summary: '<&>"'.repeat(2000),
     });
-    await produce(stores.config, stores.config.topics.events, [{ key: 'h', value: encodeEnvelope(long) }]);
+    await publish([long], 'h');
     const id = long.event.event_id;
     await waitFor('delivered', () => deliveries(`event:${id}`), allSent);
     const tg = telegram.messages().filter((m) => m.text.includes('very long'));

@@ -121,6 +121,14 @@ const delivery = async (id: string) =>
       [id],
     )
   ).rows[0];
+/** Waits until delivery `id` is sent (every case below ends there; what differs is how it got there). */
+const sent = (id: string, what = 'sent', timeoutMs?: number) =>
+  waitFor(
+    what,
+    () => delivery(id),
+    (d) => d?.state === 'sent',
+    timeoutMs,
+  );
 
 describe('push channel', () => {
   it('the policy counts enrolled devices with a subscription', async () => {
@@ -130,11 +138,7 @@ describe('push channel', () => {
   it('each subscription gets the encrypted payload once, with VAPID, urgency and TTL by severity', async () => {
     const s = subject('one') as NotificationSubject & { kind: 'event' };
     const id = await notify(s);
-    await waitFor(
-      'sent',
-      () => delivery(id),
-      (d) => d?.state === 'sent',
-    );
+    await sent(id);
     const got = push.messages.filter((m) => m.payload.tag === id);
     expect(got.map((m) => m.path).sort()).toEqual(subs.map((x) => new URL(x.endpoint).pathname).sort());
     expect(got[0]).toMatchObject({
@@ -156,12 +160,7 @@ describe('push channel', () => {
     push.script.set(a, [429]);
     const s1 = subject('two') as NotificationSubject & { kind: 'event' };
     const id = await notify(s1);
-    await waitFor(
-      'sent after a retry',
-      () => delivery(id),
-      (d) => d?.state === 'sent',
-      20_000,
-    );
+    await sent(id, 'sent after a retry', 20_000);
     expect((await delivery(id))!.attempts).toBe(2);
     const got = push.messages.filter((m) => m.payload.tag === id).map((m) => m.path);
     expect(got.sort()).toEqual([a, b].sort()); // each once
@@ -169,11 +168,7 @@ describe('push channel', () => {
     push.script.set(b, [410]);
     const s2 = subject('three') as NotificationSubject & { kind: 'event' };
     const id2 = await notify(s2);
-    await waitFor(
-      'sent',
-      () => delivery(id2),
-      (d) => d?.state === 'sent',
-    );
+    await sent(id2);
     expect((await delivery(id2))!.response).toMatch(/1 sent, 1 gone \(removed\)/);
     const left = await stores.pg.query<{ endpoint: string }>('SELECT endpoint FROM push_subscriptions');
     expect(left.rows.map((r) => new URL(r.endpoint).pathname)).toEqual([a]);
@@ -187,11 +182,7 @@ describe('push channel', () => {
     await savePushSubscription(stores.pg, Number(dev.rows[0]!.device_id), broken);
     const s = subject('four') as NotificationSubject & { kind: 'event' };
     const id = await notify(s);
-    await waitFor(
-      'sent',
-      () => delivery(id),
-      (d) => d?.state === 'sent',
-    );
+    await sent(id);
     const d = (await delivery(id))!;
     expect(d.attempts).toBe(1);
     expect(d.response).toMatch(/1 sent, 0 gone \(removed\), 1 refused/);

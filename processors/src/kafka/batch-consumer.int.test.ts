@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { KafkaJSNonRetriableError } from 'kafkajs';
-import { createLogger } from '@watchpost/runtime';
+import { createLogger, type Logger } from '@watchpost/runtime';
 import { createKafka } from '@watchpost/runtime';
 import { metrics } from '@watchpost/runtime';
-import { encodeEnvelope } from '@watchpost/schemas';
+import { encodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
 import { testConfig } from '@watchpost/testkit';
 import { migrateKafka } from '@watchpost/core/migrate';
-import { startBatchConsumer, type BatchConsumer, type DecodedMessage } from './batch-consumer.ts';
+import { startBatchConsumer, type BatchConsumer, type BatchConsumerOptions, type DecodedMessage } from './batch-consumer.ts';
 import { makeEnvelope, memoryLogger } from '@watchpost/testkit';
 import { produce, readAll, waitFor } from '@watchpost/testkit';
 
@@ -22,6 +22,34 @@ async function setup(partitions = 1) {
   await migrateKafka(config);
   return { config, kafka: createKafka(config.kafkaBrokers, 'test') };
 }
+
+/**
+ * The consumer under test (a test keeps it in `running`, stopped after it) in the group
+ * `<events topic>.g`, dead letters to the test's topic, reading the events topic unless `opts` names
+ * its inputs.
+ */
+async function consume<T = EventEnvelope>(
+  { config, kafka }: Awaited<ReturnType<typeof setup>>,
+  opts: Omit<BatchConsumerOptions<T>, 'kafka' | 'groupId' | 'deadLetterTopic' | 'log'> & { log?: Logger },
+): Promise<BatchConsumer> {
+  return startBatchConsumer<T>({
+    kafka,
+    groupId: `${config.topics.events}.g`,
+    ...(opts.inputs ? {} : { topic: config.topics.events }),
+    deadLetterTopic: config.topics.deadLetter,
+    log,
+    ...opts,
+  });
+}
+
+/** Until the consumer has nothing left to read. */
+const lagZero = (timeoutMs?: number) =>
+  waitFor(
+    'lag 0',
+    () => running!.lag(),
+    (n) => n === 0,
+    timeoutMs,
+  );
 
 const envelopes = (n: number) =>
   Array.from({ length: n }, (_, i) => ({ key: `host-${i % 3}`, value: encodeEnvelope(makeEnvelope({}, i)) }));
@@ -39,18 +67,14 @@ async function committed(config: ReturnType<typeof testConfig>, groupId: string)
 
 describe('startBatchConsumer', () => {
   it('batches by size across fetches, in offset order, and commits after handle()', async () => {
-    const { config, kafka } = await setup();
+    const ctx = await setup();
+    const { config } = ctx;
     await produce(config, config.topics.events, envelopes(1050), 100);
     const batches: DecodedMessage[][] = [];
-    running = await startBatchConsumer({
-      kafka,
-      groupId: `${config.topics.events}.g`,
-      topic: config.topics.events,
-      deadLetterTopic: config.topics.deadLetter,
+    running = await consume(ctx, {
       name: 'test_size',
       maxBatchSize: 500,
       maxBatchMs: 60_000,
-      log,
       handle: async (b) => {
         batches.push(b);
       },
@@ -76,17 +100,13 @@ describe('startBatchConsumer', () => {
   });
 
   it('flushes a quiet partition after maxBatchMs', async () => {
-    const { config, kafka } = await setup();
+    const ctx = await setup();
+    const { config } = ctx;
     const sizes: number[] = [];
-    running = await startBatchConsumer({
-      kafka,
-      groupId: `${config.topics.events}.g`,
-      topic: config.topics.events,
-      deadLetterTopic: config.topics.deadLetter,
+    running = await consume(ctx, {
       name: 'test_time',
       maxBatchSize: 10_000,
       maxBatchMs: 300,
-      log,
       handle: async (b) => {
         sizes.push(b.length);
       },
@@ -98,28 +118,20 @@ describe('startBatchConsumer', () => {
       (n) => n === 7,
       15_000,
     );
-    await waitFor(
-      'lag 0',
-      () => running!.lag(),
-      (n) => n === 0,
-    );
+    await lagZero();
   });
 
   it('retries a failing handle() with backoff and commits nothing until it succeeds', async () => {
-    const { config, kafka } = await setup();
+    const ctx = await setup();
+    const { config } = ctx;
     await produce(config, config.topics.events, envelopes(20));
     const groupId = `${config.topics.events}.g`;
     let calls = 0;
     const seen: string[][] = [];
-    running = await startBatchConsumer({
-      kafka,
-      groupId,
-      topic: config.topics.events,
-      deadLetterTopic: config.topics.deadLetter,
+    running = await consume(ctx, {
       name: 'test_retry',
       maxBatchSize: 20,
       maxBatchMs: 200,
-      log,
       handle: async (b) => {
         calls++;
         seen.push(b.map((m) => m.envelope.event.event_id));
@@ -149,7 +161,8 @@ describe('startBatchConsumer', () => {
   });
 
   it('sends unparseable and schema-invalid messages to the dead-letter topic and moves on', async () => {
-    const { config, kafka } = await setup();
+    const ctx = await setup();
+    const { config } = ctx;
     const good = envelopes(5);
     const invalid = makeEnvelope();
     (invalid.event as Record<string, unknown>).severity = 'urgent';
@@ -161,24 +174,15 @@ describe('startBatchConsumer', () => {
       ...good.slice(2),
     ]);
     const handled: string[] = [];
-    running = await startBatchConsumer({
-      kafka,
-      groupId: `${config.topics.events}.g`,
-      topic: config.topics.events,
-      deadLetterTopic: config.topics.deadLetter,
+    running = await consume(ctx, {
       name: 'test_dlq',
       maxBatchSize: 100,
       maxBatchMs: 200,
-      log,
       handle: async (b) => {
         handled.push(...b.map((m) => m.offset));
       },
     });
-    await waitFor(
-      'lag 0',
-      () => running!.lag(),
-      (n) => n === 0,
-    );
+    await lagZero();
     expect(handled).toEqual(['0', '2', '4', '5', '6']);
     const dlq = (await readAll(config, config.topics.deadLetter, 2)).map((m) => JSON.parse(m.value));
     expect(dlq).toHaveLength(2);
@@ -197,21 +201,17 @@ describe('startBatchConsumer', () => {
   });
 
   it('isolates a message whose write fails deterministically: the rest is written, it is dead-lettered with the error', async () => {
-    const { config, kafka } = await setup();
+    const ctx = await setup();
+    const { config } = ctx;
     const msgs = envelopes(40);
     const badId = (JSON.parse(msgs[17]!.value.toString()) as { event: { event_id: string } }).event.event_id;
     await produce(config, config.topics.events, msgs);
     const written: string[] = [];
-    running = await startBatchConsumer({
-      kafka,
-      groupId: `${config.topics.events}.g`,
-      topic: config.topics.events,
-      deadLetterTopic: config.topics.deadLetter,
+    running = await consume(ctx, {
       name: 'test_isolate',
       maxBatchSize: 40,
       maxBatchMs: 200,
       maxBackoffMs: 50,
-      log,
       // All-or-nothing like a transaction; fails like Postgres on a NUL byte whenever the bad event is in.
       handle: async (b) => {
         if (b.some((m) => m.envelope.event.event_id === badId))
@@ -219,12 +219,7 @@ describe('startBatchConsumer', () => {
         written.push(...b.map((m) => m.offset));
       },
     });
-    await waitFor(
-      'lag 0',
-      () => running!.lag(),
-      (n) => n === 0,
-      30_000,
-    );
+    await lagZero(30_000);
     expect(written.map(Number).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i).filter((i) => i !== 17));
     const dlq = (await readAll(config, config.topics.deadLetter, 1)).map((m) => JSON.parse(m.value));
     expect(dlq).toHaveLength(1);
@@ -236,31 +231,22 @@ describe('startBatchConsumer', () => {
   });
 
   it('never dead-letters transient failures, however many', async () => {
-    const { config, kafka } = await setup();
+    const ctx = await setup();
+    const { config } = ctx;
     await produce(config, config.topics.events, envelopes(5));
     let calls = 0;
     const written: string[] = [];
-    running = await startBatchConsumer({
-      kafka,
-      groupId: `${config.topics.events}.g`,
-      topic: config.topics.events,
-      deadLetterTopic: config.topics.deadLetter,
+    running = await consume(ctx, {
       name: 'test_transient',
       maxBatchSize: 5,
       maxBatchMs: 100,
       maxBackoffMs: 20,
-      log,
       handle: async (b) => {
         if (++calls <= 12) throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:15432'), { code: 'ECONNREFUSED' });
         written.push(...b.map((m) => m.offset));
       },
     });
-    await waitFor(
-      'lag 0',
-      () => running!.lag(),
-      (n) => n === 0,
-      30_000,
-    );
+    await lagZero(30_000);
     expect(written).toEqual(['0', '1', '2', '3', '4']);
     expect(await readAll(config, config.topics.deadLetter, 0, 1500)).toHaveLength(0);
     expect(await metrics.getSingleMetricAsString('watchpost_consumer_transient_failures_total')).toMatch(
@@ -269,25 +255,22 @@ describe('startBatchConsumer', () => {
   });
 
   it('reads several inputs, each with its own decoding; a batch holds one topic', async () => {
-    const { config, kafka } = await setup();
+    const ctx = await setup();
+    const { config } = ctx;
     await produce(config, config.topics.events, envelopes(3));
     await produce(config, config.topics.problems, [
       { key: 'p1', value: Buffer.from('{"n":1}') },
       { key: 'p2', value: Buffer.from('{"n":2}') },
     ]);
     const seen: { topic: string; values: unknown[] }[] = [];
-    running = await startBatchConsumer<unknown>({
-      kafka,
-      groupId: `${config.topics.events}.g`,
+    running = await consume<unknown>(ctx, {
       inputs: [
         { topic: config.topics.events },
         { topic: config.topics.problems, decode: (v) => ({ ok: true, value: JSON.parse(String(v)) as unknown }) },
       ],
-      deadLetterTopic: config.topics.deadLetter,
       name: 'test_inputs',
       maxBatchSize: 100,
       maxBatchMs: 100,
-      log,
       handle: async (b) => {
         seen.push({ topic: b[0]!.topic, values: b.map((m) => m.envelope) });
         expect(new Set(b.map((m) => m.topic)).size).toBe(1);
@@ -298,11 +281,7 @@ describe('startBatchConsumer', () => {
       async () => seen.length,
       (n) => n >= 2,
     );
-    await waitFor(
-      'lag 0',
-      () => running!.lag(),
-      (n) => n === 0,
-    );
+    await lagZero();
     const problems = seen.filter((s) => s.topic === config.topics.problems).flatMap((s) => s.values);
     expect(problems).toEqual([{ n: 1 }, { n: 2 }]);
     const events = seen.filter((s) => s.topic === config.topics.events).flatMap((s) => s.values);
@@ -310,20 +289,16 @@ describe('startBatchConsumer', () => {
   });
 
   it('is not ready while a partition has lag and makes no progress, and ready again once it does', async () => {
-    const { config, kafka } = await setup();
+    const ctx = await setup();
+    const { config } = ctx;
     await produce(config, config.topics.events, envelopes(3));
     let down = true;
-    running = await startBatchConsumer({
-      kafka,
-      groupId: `${config.topics.events}.g`,
-      topic: config.topics.events,
-      deadLetterTopic: config.topics.deadLetter,
+    running = await consume(ctx, {
       name: 'test_ready',
       maxBatchSize: 10,
       maxBatchMs: 100,
       maxBackoffMs: 100,
       stallMs: 1500,
-      log,
       handle: async () => {
         if (down) throw Object.assign(new Error('Connection terminated unexpectedly'), { code: 'ECONNRESET' });
       },
@@ -345,7 +320,8 @@ describe('startBatchConsumer', () => {
   });
 
   it('recreates a consumer that kafkajs crashed and will not restart; every message is handled once it is back', async () => {
-    const { config, kafka } = await setup();
+    const ctx = await setup();
+    const { config } = ctx;
     await produce(config, config.topics.events, envelopes(3));
     await produce(config, config.topics.problems, [{ key: 'p1', value: Buffer.from('{"n":1}') }]);
     // kafkajs crashes the consumer for good (CRASH with restart false) on an error it does not call
@@ -353,9 +329,7 @@ describe('startBatchConsumer', () => {
     let throws = 1;
     const seen: { topic: string; value: unknown }[] = [];
     const logged = memoryLogger();
-    running = await startBatchConsumer<unknown>({
-      kafka,
-      groupId: `${config.topics.events}.g`,
+    running = await consume<unknown>(ctx, {
       inputs: [
         { topic: config.topics.events },
         {
@@ -366,7 +340,6 @@ describe('startBatchConsumer', () => {
           },
         },
       ],
-      deadLetterTopic: config.topics.deadLetter,
       name: 'test_crash',
       maxBatchSize: 100,
       maxBatchMs: 100,
@@ -388,12 +361,7 @@ describe('startBatchConsumer', () => {
       (h) => h,
       30_000,
     );
-    await waitFor(
-      'lag 0',
-      () => running!.lag(),
-      (n) => n === 0,
-      30_000,
-    );
+    await lagZero(30_000);
     expect(seen.filter((m) => m.topic === config.topics.problems).map((m) => m.value)).toEqual([{ n: 1 }]);
     // Counted and logged, so an operator sees a consumer that keeps crashing.
     expect(await metrics.getSingleMetricAsString('watchpost_consumer_recreations_total')).toMatch(

@@ -5,19 +5,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Clients, createQueue } from '@watchpost/runtime';
 import { LOGIN_RATE_LIMITED_JOB, NOTIFICATIONS_QUEUE } from '@watchpost/schemas';
-import { createTestStores, testConfig, waitFor, type TestStores } from '@watchpost/testkit';
-import { startDeliverRole, startNotifyRole, startTelegramDouble } from '@watchpost/testkit/notify';
+import { waitFor, type TestStores } from '@watchpost/testkit';
+import { startNotifyPipeline, startTelegramDouble } from '@watchpost/testkit/notify';
 
 const TOKEN = '222333:lockout-token';
 let stores: TestStores;
 let telegram: Awaited<ReturnType<typeof startTelegramDouble>>;
-let roles: { close(): Promise<void> }[] = [];
+let pipeline: Awaited<ReturnType<typeof startNotifyPipeline>>;
 let clients: Clients;
 let queue: ReturnType<typeof createQueue>;
 
 beforeAll(async () => {
   telegram = await startTelegramDouble(TOKEN);
-  const config = testConfig('notify_lockout_cap', {
+  pipeline = await startNotifyPipeline('notify_lockout_cap', {
     NOTIFY_TELEGRAM_API_BASE: telegram.url,
     NOTIFY_TELEGRAM_TOKEN: TOKEN,
     NOTIFY_TELEGRAM_CHAT_IDS: '-1009',
@@ -25,18 +25,16 @@ beforeAll(async () => {
     NOTIFY_LOCKOUT_ALERTS_MAX: '2',
     NOTIFY_BACKOFF_MS: '100',
   });
-  stores = await createTestStores(config);
-  roles = await Promise.all([startNotifyRole(config), startDeliverRole(config)]);
-  clients = new Clients(config);
-  queue = createQueue(config, NOTIFICATIONS_QUEUE, clients.bullmqConnection());
+  stores = pipeline.stores;
+  clients = new Clients(pipeline.config);
+  queue = createQueue(pipeline.config, NOTIFICATIONS_QUEUE, clients.bullmqConnection());
 }, 60_000);
 
 afterAll(async () => {
   await queue?.close();
   await clients?.close();
-  await Promise.all(roles.map((r) => r.close()));
+  await pipeline?.close();
   await telegram?.close();
-  await stores?.drop();
 });
 
 const lockout = (username: string, address: string) =>

@@ -83,15 +83,21 @@ async function recomputeValueHours(ch: ClickHouseClient, hours: readonly number[
         WHERE value != ''
         GROUP BY field, hour, value, type, severity`,
   );
+  await insertMarkers(ch, '', hours, version);
+}
+
+/**
+ * The marker rows of `field` ('' for hours, 'day:' for days) at the given times (unix seconds) with
+ * `version`: readers take a time's values only at its marker's version, so a time whose values all
+ * went still gets its marker.
+ */
+async function insertMarkers(ch: ClickHouseClient, field: '' | 'day:', times: readonly number[], version: number): Promise<void> {
   await execSql(
     ch,
     sql`INSERT INTO events_hourly_values (field, hour, value, type, severity, events, version)
-        SELECT '' AS field, toDateTime(h) AS hour, '' AS value, '' AS type, '' AS severity, toUInt64(0) AS events,
+        SELECT ${field} AS field, toDateTime(t) AS hour, '' AS value, '' AS type, '' AS severity, toUInt64(0) AS events,
           toUInt64(${version}) AS version
-        FROM (SELECT arrayJoin([${joinSql(
-          hours.map((h) => sql`${h}`),
-          ', ',
-        )}]) AS h)`,
+        FROM (SELECT arrayJoin(${times}) AS t)`,
   );
 }
 
@@ -119,16 +125,7 @@ async function recomputeValueDays(ch: ClickHouseClient, days: readonly number[],
                                   WHERE field = '' AND toStartOfDay(hour, 'UTC') IN (${list}) GROUP BY hour)
         GROUP BY day_field, day, value, type, severity`,
   );
-  await execSql(
-    ch,
-    sql`INSERT INTO events_hourly_values (field, hour, value, type, severity, events, version)
-        SELECT 'day:' AS field, toDateTime(d) AS hour, '' AS value, '' AS type, '' AS severity, toUInt64(0) AS events,
-          toUInt64(${version}) AS version
-        FROM (SELECT arrayJoin([${joinSql(
-          days.map((d) => sql`${d}`),
-          ', ',
-        )}]) AS d)`,
-  );
+  await insertMarkers(ch, 'day:', days, version);
 }
 
 /**

@@ -1,20 +1,28 @@
 // The store under failure: kill -9 of the process mid-stream, and ClickHouse unreachable for 30 s.
 // Both must end with every event_id exactly once in ClickHouse.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Clients, createLogger, repoRoot } from '@watchpost/runtime';
+import { Clients, createLogger } from '@watchpost/runtime';
 import { queryRows } from '@watchpost/runtime';
 import { createClickhouse } from '@watchpost/runtime';
 import { createKafka } from '@watchpost/runtime';
 import { sql } from '@watchpost/runtime';
 import { encodeEnvelope } from '@watchpost/schemas';
-import { createTestStores, testConfig, type TestStores } from '@watchpost/testkit';
 import { localUrls } from '@watchpost/runtime';
 import { storeRole } from './index.ts';
-import { makeEnvelope } from '@watchpost/testkit';
-import { waitFor } from '@watchpost/testkit';
-import { startTcpProxy } from '@watchpost/testkit';
+import {
+  childExited,
+  crashChildEnv,
+  crashChildren,
+  createTestStores,
+  eventsCommitted,
+  eventsTopicEnd,
+  makeEnvelope,
+  startTcpProxy,
+  testConfig,
+  waitFor,
+  withKafkaAdmin,
+  type TestStores,
+} from '@watchpost/testkit';
 
 const cleanup: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
@@ -50,43 +58,39 @@ async function streamEvents(s: TestStores, total: number, chunk: number, everyMs
   }
 }
 
-async function committedTotal(s: TestStores): Promise<number> {
-  const admin = createKafka(s.config.kafkaBrokers, 'test-admin').admin();
-  await admin.connect();
-  try {
-    const [t] = await admin.fetchOffsets({ groupId: s.config.consumerGroups.store, topics: [s.config.topics.events] });
-    return (t?.partitions ?? []).reduce((sum, p) => sum + Math.max(0, Number(p.offset)), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
+const committedTotal = (s: TestStores) => eventsCommitted(s.config, s.config.consumerGroups.store);
 
 /**
  * The end offsets of the events topic, summed: what a store that has caught up has committed. Not `total`:
  * the test producer retries a send that may have been written already (100,250 messages for 100,000
  * events, seen under load), and the store stores each event_id once whatever the topic holds.
  */
-async function topicEnd(s: TestStores): Promise<number> {
-  const admin = createKafka(s.config.kafkaBrokers, 'test-admin').admin();
-  await admin.connect();
-  try {
-    const ends = await admin.fetchTopicOffsets(s.config.topics.events);
-    return ends.reduce((sum, p) => sum + Number(p.high), 0);
-  } finally {
-    await admin.disconnect();
-  }
-}
+const topicEnd = (s: TestStores) => eventsTopicEnd(s.config);
 
-async function groupState(s: TestStores): Promise<string> {
-  const admin = createKafka(s.config.kafkaBrokers, 'test-admin').admin();
-  await admin.connect();
-  try {
+const groupState = (s: TestStores) =>
+  withKafkaAdmin(s.config, 'test-admin', async (admin) => {
     const { groups } = await admin.describeGroups([s.config.consumerGroups.store]);
     return `${groups[0]?.state}:${groups[0]?.members.length}`;
-  } finally {
-    await admin.disconnect();
-  }
-}
+  });
+
+/** Until ClickHouse holds each of the `total` event_ids. */
+const allStored = (s: TestStores, total: number, timeoutMs: number) =>
+  waitFor(
+    'all events stored',
+    () => counts(s),
+    (x) => Number(x.ids) === total,
+    timeoutMs,
+    500,
+  );
+
+/** Until the store group has committed the offsets up to `end` (topicEnd). */
+const committedUpTo = (s: TestStores, end: number) =>
+  waitFor(
+    'offsets committed to the end of the topic',
+    () => committedTotal(s),
+    (n) => n === end,
+    20_000,
+  );
 
 describe('store under failure', () => {
   it(
@@ -95,30 +99,14 @@ describe('store under failure', () => {
     async () => {
       const s = await createTestStores(testConfig('store_kill', { KAFKA_PARTITIONS: '4' }));
       cleanup.push(() => s.drop());
-      const env = {
-        ...process.env,
-        DATABASE_URL: s.config.databaseUrl,
-        CLICKHOUSE_DATABASE: s.config.clickhouseDatabase,
-        KAFKA_TOPIC_PREFIX: s.config.topicPrefix,
+      const env = crashChildEnv(s.config, {
         KAFKA_PARTITIONS: '4',
         KAFKA_SESSION_TIMEOUT_MS: '6000',
         SERVICE_STATE_DIR: s.config.stateDir,
-        PORT: '0',
-        LOG_LEVEL: 'error',
-      };
-      let stderr = '';
-      const startChild = (): ChildProcess => {
-        const child = spawn(join(repoRoot, 'node_modules/.bin/node'), ['ops/src/start.ts', 'store'], {
-          cwd: repoRoot,
-          env,
-          stdio: ['ignore', 'ignore', 'pipe'],
-        });
-        child.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-4000)));
-        cleanup.push(async () => child.kill('SIGKILL'));
-        return child;
-      };
-      const exited = (c: ChildProcess) =>
-        new Promise<void>((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
+      });
+      const children = crashChildren({ keepStderr: true });
+      cleanup.push(async () => children.killAll());
+      const startChild = () => children.start('store', env);
 
       const total = 100_000;
       // ~70 s of stream; one kill cycle takes ~8 s (the dead member's 6 s session must expire first).
@@ -136,21 +124,15 @@ describe('store under failure', () => {
           30_000,
           100,
         );
-        expect(child.exitCode, stderr).toBeNull();
+        expect(child.exitCode, children.stderr()).toBeNull();
         await sleep(100 + Math.random() * 1200);
         child.kill('SIGKILL');
-        await exited(child);
+        await childExited(child);
         kills++;
       }
       await streaming;
       const last = startChild();
-      await waitFor(
-        'all events stored',
-        () => counts(s),
-        (x) => Number(x.ids) === total,
-        120_000,
-        500,
-      );
+      await allStored(s, total, 120_000);
       // Read again: the FINAL subquery runs before the outer query, so the read that first saw every
       // id may have counted FINAL just before the last insert.
       const c = await counts(s);
@@ -158,12 +140,7 @@ describe('store under failure', () => {
       expect(Number(c.final)).toBe(total);
       const end = await topicEnd(s);
       expect(end).toBeGreaterThanOrEqual(total);
-      await waitFor(
-        'offsets committed to the end of the topic',
-        () => committedTotal(s),
-        (n) => n === end,
-        20_000,
-      );
+      await committedUpTo(s, end);
       await waitFor(
         'the last process joined the group',
         () => groupState(s),
@@ -171,8 +148,8 @@ describe('store under failure', () => {
         30_000,
       );
       last.kill('SIGTERM');
-      await exited(last);
-      expect({ code: last.exitCode, signal: last.signalCode }, stderr).toEqual({ code: 0, signal: null });
+      await childExited(last);
+      expect({ code: last.exitCode, signal: last.signalCode }, children.stderr()).toEqual({ code: 0, signal: null });
       // The FINAL count already says so; this shows the repeats a kill caused did reach the table.
       console.info(`kill -9 x${kills}: ${c.rows} rows written for ${total} events`);
     },
@@ -218,23 +195,12 @@ describe('store under failure', () => {
       await sleep(3000);
       proxy.restore();
       await streaming;
-      await waitFor(
-        'all events stored',
-        () => counts(direct),
-        (x) => Number(x.ids) === total,
-        60_000,
-        500,
-      );
+      await allStored(direct, total, 60_000);
       const c = await counts(direct); // read again, as above
       expect(Number(c.final)).toBe(total);
       const end = await topicEnd(s);
       expect(end).toBeGreaterThanOrEqual(total);
-      await waitFor(
-        'offsets committed to the end of the topic',
-        () => committedTotal(s),
-        (n) => n === end,
-        20_000,
-      );
+      await committedUpTo(s, end);
     },
   );
 });

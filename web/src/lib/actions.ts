@@ -93,6 +93,16 @@ export function sessionsOf(a: ActionRecord | null): WinSession[] {
   return Array.isArray(s) ? (s as WinSession[]) : [];
 }
 
+/**
+ * The sessions a logoff's result says are left: over WinRM the worker runs qwinsta after the logoff on the
+ * same connection (api/ACTIONS.md), so the list is shown without a second action. Null when the result has
+ * none (through the host's agent, or that listing failed): list again.
+ */
+export function sessionsLeftOf(a: ActionRecord | null): WinSession[] | null {
+  const s = (a?.result as { sessions_left?: unknown } | null | undefined)?.sessions_left;
+  return Array.isArray(s) ? (s as WinSession[]) : null;
+}
+
 /** Windows host as the API decides it (core agentKindOf): the RDP agent or a Windows OS family. */
 export function isWindowsHost(h: { product?: string | null; os_family?: string | null }): boolean {
   if (h.product === 'rdp-login-monitor') return true;

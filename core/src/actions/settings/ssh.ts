@@ -5,7 +5,7 @@ import { readFile } from 'node:fs/promises';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { ActionsConfig, Pool } from '@watchpost/runtime';
 import { decryptSecret } from '../secrets.ts';
-import { setOrDrop, setSecret, type SettingsSection, type StoredOf } from '../../settings/section.ts';
+import { nextStored, type SettingsSection, type StoredOf } from '../../settings/section.ts';
 import { readSection, sectionView } from '../../settings/store.ts';
 
 export const SSH_SETTINGS_KEY = 'actions.ssh';
@@ -72,13 +72,7 @@ export const sshSection: SettingsSection<{ body: SshBody; stored: StoredSsh; def
     port: s.port ?? env.port,
   }),
 
-  save(s, i, _env, crypt) {
-    const next: StoredSsh = { ...s };
-    setOrDrop(next, 'username', i.username);
-    setOrDrop(next, 'port', i.port);
-    setSecret(next, 'private_key', i.private_key, crypt);
-    return next;
-  },
+  save: (s, i, _env, crypt) => nextStored(sshSection, s, i, ['username', 'port'], crypt),
 };
 
 export async function loadSshSettings(pg: Pool, env: ActionsConfig, key: Buffer): Promise<SshSettings> {

@@ -4,7 +4,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import type { ActionsConfig, Pool } from '@watchpost/runtime';
 import { decryptSecret } from '../secrets.ts';
-import { setOrDrop, setSecret, type SettingsSection, type StoredOf } from '../../settings/section.ts';
+import { nextStored, type SettingsSection, type StoredOf } from '../../settings/section.ts';
 import { readSection, saveSection, sectionView } from '../../settings/store.ts';
 
 export const WINRM_SETTINGS_KEY = 'actions.winrm';
@@ -99,17 +99,8 @@ export const winrmSection: SettingsSection<{
     };
   },
 
-  save(s, i, _env, crypt) {
-    const next: StoredWinrm = { ...s };
-    setOrDrop(next, 'username', i.username);
-    setOrDrop(next, 'transport', i.transport);
-    setOrDrop(next, 'port', i.port);
-    setOrDrop(next, 'auth', i.auth);
-    setOrDrop(next, 'verify_tls', i.verify_tls);
-    setOrDrop(next, 'allow_unencrypted', i.allow_unencrypted);
-    setSecret(next, 'password', i.password, crypt);
-    return next;
-  },
+  save: (s, i, _env, crypt) =>
+    nextStored(winrmSection, s, i, ['username', 'transport', 'port', 'auth', 'verify_tls', 'allow_unencrypted'], crypt),
 };
 
 export async function loadWinrmSettings(pg: Pool, env: ActionsConfig, key: Buffer): Promise<WinrmSettings> {

@@ -4,6 +4,7 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { checkAdminAllowList, type SsrfAllow } from './allow.ts';
 import { allowListSchema, ratePerSecond, setOrDrop, type ChannelDescriptor, type StoredOf } from './descriptor.ts';
+import { nextStored } from '../../settings/section.ts';
 
 const destinationSchema = {
   type: 'object',
@@ -196,17 +197,10 @@ export const chat: ChannelDescriptor<
 
   save(s, i, env, crypt) {
     checkAdminAllowList(i.allow, 'NOTIFY_CHAT_ALLOW');
-    const next: StoredChat = { ...s };
-    setOrDrop(next, 'enabled', i.enabled);
-    setOrDrop(next, 'telegram_api_base', i.telegram_api_base);
-    setOrDrop(next, 'allow', i.allow);
-    if (i.telegram_token === null) {
-      delete next.telegram_token_enc;
-      delete next.telegram_token_base;
-    } else if (i.telegram_token !== undefined) {
-      next.telegram_token_enc = crypt.encrypt('telegram_token', i.telegram_token);
-      next.telegram_token_base = next.telegram_api_base ?? env.telegramApiBase;
-    }
+    const next = nextStored(chat, s, i, ['enabled', 'telegram_api_base', 'allow'], crypt);
+    // The token goes with the API base it is saved for (telegramToken): removed with it, else set to the base now in force.
+    if (i.telegram_token !== undefined)
+      setOrDrop(next, 'telegram_token_base', i.telegram_token === null ? null : (next.telegram_api_base ?? env.telegramApiBase));
     if (i.destinations) {
       const old = new Map((s.destinations ?? []).map((d) => [d.id, d]));
       // The first save from the UI re-sends the environment's hooks by id, without their (secret) URLs.

@@ -8,7 +8,8 @@
 import type { FromSchema } from 'json-schema-to-ts';
 import { ConfigError } from '@watchpost/runtime';
 import type { SsrfAllow } from './allow.ts';
-import { ratePerSecond, setOrDrop, type ChannelDescriptor, type StoredOf } from './descriptor.ts';
+import { ratePerSecond, type ChannelDescriptor, type StoredOf } from './descriptor.ts';
+import { nextStored } from '../../settings/section.ts';
 
 const SECURITY = ['starttls', 'tls', 'none'] as const;
 
@@ -150,15 +151,8 @@ export const email: ChannelDescriptor<
   view,
 
   save(s, i, env, crypt) {
-    const next: StoredEmail = { ...s };
-    setOrDrop(next, 'enabled', i.enabled);
-    setOrDrop(next, 'host', i.host);
-    setOrDrop(next, 'port', i.port);
-    setOrDrop(next, 'security', i.security);
-    setOrDrop(next, 'user', i.user);
-    setOrDrop(next, 'from', i.from);
-    setOrDrop(next, 'recipients', i.recipients);
-    setOrDrop(next, 'verify_tls', i.verify_tls);
+    const fields = ['enabled', 'host', 'port', 'security', 'user', 'from', 'recipients', 'verify_tls'] as const;
+    const next = nextStored(email, s, i, fields, crypt);
     // A stored password is not offered to a different server, nor over a weaker connection, unless
     // given again with the change.
     const server = (e: StoredEmail) => e.host ?? env.host;
@@ -166,8 +160,6 @@ export const email: ChannelDescriptor<
     const verified = (e: StoredEmail) => e.verify_tls ?? env.verifyTls;
     const weaker = server(next) !== server(s) || (encrypted(s) && !encrypted(next)) || (verified(s) && !verified(next));
     if (i.password === undefined && weaker) delete next.password_enc;
-    if (i.password === null) delete next.password_enc;
-    else if (i.password !== undefined) next.password_enc = crypt.encrypt('password', i.password);
     return next;
   },
 

@@ -2,7 +2,8 @@
 // signing secret; the URL is shown (an admin set it) but the audit log keeps only where it points.
 import type { FromSchema } from 'json-schema-to-ts';
 import { checkAdminAllowList, type SsrfAllow } from './allow.ts';
-import { allowListSchema, ratePerSecond, setOrDrop, type ChannelDescriptor, type StoredOf } from './descriptor.ts';
+import { allowListSchema, ratePerSecond, type ChannelDescriptor, type StoredOf } from './descriptor.ts';
+import { nextStored } from '../../settings/section.ts';
 
 const bodySchema = {
   type: 'object',
@@ -110,13 +111,6 @@ export const webhook: ChannelDescriptor<
 
   save(s, i, _env, crypt) {
     checkAdminAllowList(i.allow, 'NOTIFY_WEBHOOK_ALLOW');
-    const next: StoredWebhook = { ...s };
-    setOrDrop(next, 'enabled', i.enabled);
-    setOrDrop(next, 'url', i.url);
-    setOrDrop(next, 'timeout_ms', i.timeout_ms);
-    setOrDrop(next, 'allow', i.allow);
-    if (i.secret === null) delete next.secret_enc;
-    else if (i.secret !== undefined) next.secret_enc = crypt.encrypt('secret', i.secret);
-    return next;
+    return nextStored(webhook, s, i, ['enabled', 'url', 'timeout_ms', 'allow'], crypt);
   },
 };

@@ -83,7 +83,8 @@ async function runOnWinrm(client: WinrmClient, a: SessionAction): Promise<Record
   // qwinsta at most once, the logoffs at most once: three steps and the answer
   for (let i = 0; i < 4; i++) {
     const step = sessionStep(a, via, { ...(listing ? { listing } : {}), logoffs });
-    if (step.next === 'done') return step.result;
+    if (step.next === 'done')
+      return a.kind === 'winrm.sessions' ? step.result : { ...step.result, ...(await sessionsLeft(client)) };
     if (step.next === 'failed') throw new RemoteError(step.error);
     if (step.next === 'qwinsta') {
       if (listing) break;
@@ -104,4 +105,18 @@ async function runOnWinrm(client: WinrmClient, a: SessionAction): Promise<Record
     }
   }
   throw new Error(`the steps of ${a.kind} did not finish`);
+}
+
+/**
+ * After a logoff, qwinsta once more on the same connection: the result carries the sessions left, so the
+ * UI shows them without a second action (and a second WinRM connection). The logoff is done whatever
+ * this says: a failed listing is kept beside it, never turned into a failure.
+ */
+async function sessionsLeft(client: WinrmClient): Promise<Record<string, unknown>> {
+  try {
+    const after = await qwinsta(client);
+    return after.ok ? { sessions_left: after.sessions } : { sessions_left_error: after.error };
+  } catch (err) {
+    return { sessions_left_error: err instanceof Error ? err.message : String(err) };
+  }
 }

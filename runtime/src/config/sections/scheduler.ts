@@ -26,18 +26,32 @@ export interface DailyReportConfig {
   checkSeconds: number;
 }
 
-/** Postgres retention (scheduler role, hourly; core/src/retention.ts): every table that grows with events or time. */
+/**
+ * Postgres retention (scheduler role, hourly; core/src/retention.ts): every table that grows with events
+ * or time. Declared once, here, where the environment is read; core's RetentionSettings adds only how
+ * many rows one DELETE takes.
+ */
 export interface PostgresRetention {
+  /** Correlate's idempotency ledger: must outlive the longest time Kafka can redeliver an event (topic retention 7 days). */
   ledgerHours: number;
+  /** Problem outbox rows already sent to problems.v1. */
   outboxSentDays: number;
+  /** Audit log entries, and host changes an admin accepted or rejected. */
   auditDays: number;
+  /** Refresh tokens past their expiry or revocation (their session is over), and spent or expired enrollment codes. */
   refreshTokenDays: number;
+  /** Notification decisions and their deliveries. */
   notificationDays: number;
-  /** Resolved problems with their timelines and flap pairs, old timeline entries, waiting gateway halves. */
+  /**
+   * Resolved problems (by resolved_at) with their timeline and flap pairs; timeline entries of live
+   * problems received before it; gateway halves (302/303) that waited that long for their partner.
+   */
   problemDays: number;
+  /** Finished remote actions (succeeded or failed). */
   actionDays: number;
-  /** Finished agent commands and settled update offers. */
+  /** Finished agent commands; update offers done (or whose fallback started) and not offered since. */
   agentCommandDays: number;
+  /** Daily reports (the newest per time zone is always kept: the scheduler's missed-day check needs one). */
   reportDays: number;
 }
 

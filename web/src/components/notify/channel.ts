@@ -1,7 +1,8 @@
-// What every notification channel form does (Settings → Notifications): load the channel's settings,
-// save them, remove a stored secret, send a test. Each channel's own fields are its form component
-// (one per channel name, listed in FORMS in ./forms.ts); bodies are typed by the API contract.
-import { reactive } from 'vue';
+// What every notification channel form does (Settings → Notifications): load the channel's settings
+// (when the form is mounted), switch it on or off, save, remove a stored secret, send a test. Each
+// channel's own fields are its form component (one per channel name, listed in FORMS in ./forms.ts);
+// bodies are typed by the API contract.
+import { onMounted, reactive } from 'vue';
 import { useMessage } from 'naive-ui';
 import { api, errorText, type Ok } from '../../api/client';
 import type { operations } from '../../api/schema';
@@ -17,8 +18,9 @@ export type TestResult = Ok<'testNotificationChannel_chat'>['results'][number];
 
 export interface ChannelForm<C extends NotifyChannel> {
   /** Puts the loaded settings into the form (secret inputs empty: an empty secret keeps the stored one). */
-  fill(view: ChannelView): void;
-  body(): ChannelBody<C>;
+  fill?(view: ChannelView): void;
+  /** The channel's own fields (its Enabled switch is this file's: every channel has one). */
+  body?(): Omit<ChannelBody<C>, 'enabled'>;
   /** Why the form cannot be saved as it is (checked before saving, web/src/lib/validate.ts), or null. */
   problem?(): string | null;
 }
@@ -35,18 +37,24 @@ export const joined = (v: unknown) => ((v as string[] | undefined) ?? []).join('
 export function useChannel<C extends NotifyChannel>(channel: C, form: ChannelForm<C>, onLoadError: (text: string) => void) {
   const message = useMessage();
   const c: NotifyChannel = channel;
-  const state = reactive({ error: '', testing: false, results: null as TestResult[] | null });
+  const state = reactive({ enabled: true, error: '', testing: false, results: null as TestResult[] | null });
 
   async function load() {
     const { data, error } = await api.GET(`/api/v1/settings/notifications/channels/${c}`);
-    if (!data) onLoadError(errorText(error, 'Could not load the notification settings'));
-    else form.fill(data as ChannelView);
+    if (!data) {
+      onLoadError(errorText(error, 'Could not load the notification settings'));
+      return;
+    }
+    state.enabled = (data as ChannelView).enabled !== false;
+    form.fill?.(data as ChannelView);
   }
 
   async function save() {
     state.error = form.problem?.() ?? '';
     if (state.error) return;
-    const { data, error } = await api.PUT(`/api/v1/settings/notifications/channels/${c}`, { body: form.body() as never });
+    const { data, error } = await api.PUT(`/api/v1/settings/notifications/channels/${c}`, {
+      body: { enabled: state.enabled, ...form.body?.() } as never,
+    });
     if (!data) {
       state.error = errorText(error, 'Could not save');
       return;
@@ -71,7 +79,12 @@ export function useChannel<C extends NotifyChannel>(channel: C, form: ChannelFor
     else state.error = errorText(error, 'The test could not be sent');
   }
 
-  return { channel, state, load, save, removeSecret, test };
+  const enable = (on: boolean) => {
+    state.enabled = on;
+  };
+
+  onMounted(load);
+  return { channel, state, load, enable, save, removeSecret, test };
 }
 
 export type ChannelControl = ReturnType<typeof useChannel>;

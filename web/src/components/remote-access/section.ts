@@ -2,7 +2,7 @@
 // GET /settings/<path> and save a body with PUT /settings/<path> (core/src/actions/settings/<path>.ts,
 // mounted by api/src/routes/settings/mount.ts), the answer being the new view. Each section's own fields
 // are its form component here; bodies and views are typed by the API contract.
-import { ref, type Ref } from 'vue';
+import { onMounted, ref, type Ref } from 'vue';
 import { useMessage } from 'naive-ui';
 import { api, errorText, type Ok } from '../../api/client';
 import type { operations } from '../../api/schema';
@@ -21,8 +21,9 @@ export const sourceText = (s: string | null | undefined) =>
   s === 'database' ? 'set here' : s === 'environment' ? 'set by the environment' : 'not set';
 
 /**
- * The section's view (null until loaded: a form saved before that would overwrite the settings with the
- * defaults) and its save; `fill` puts a view into the form (secret inputs empty: empty keeps the stored one).
+ * The section's view, loaded when the form is mounted (null until then: a form saved before that would
+ * overwrite the settings with the defaults) and its save; `fill` puts a view into the form (secret inputs
+ * empty: empty keeps the stored one).
  */
 export function useSection<P extends keyof Sections>(
   path: P,
@@ -54,5 +55,6 @@ export function useSection<P extends keyof Sections>(
     } else message.error(errorText(error, 'Could not save'));
   }
 
+  onMounted(load);
   return { view, load, save };
 }
