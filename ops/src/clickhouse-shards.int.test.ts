@@ -7,8 +7,6 @@
 // the second shard holds included: the first server's own system.parts does not list it, the control),
 // a host's deletion reaches the shard that holds it, and a backup of the cluster's tables restores onto
 // one server and onto a new cluster database with the same rows.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,30 +20,10 @@ import { createTestStores, testConfig, waitFor, type TestStores } from '@watchpo
 import { correlate, fixtureEnvelope, insertEnvelopes, runHourlyRollup } from '@watchpost/testkit/api';
 import type { EventEnvelope } from '@watchpost/schemas';
 import { exportTable, importTable, listTables } from './backup/clickhouse.ts';
-import {
-  clusterNodes,
-  clusterPidFiles,
-  ensureZooKeeperJars,
-  startClusterNode,
-  startZooKeeper,
-  waitClusterUp,
-  waitZooKeeper,
-  type ClickhouseClusterLayout,
-} from './stack/clickhouse-cluster.ts';
+import { startTestCluster, type ClickhouseClusterNode } from './stack/clickhouse-cluster.ts';
 
 const root = join(import.meta.dirname, '..', '..');
-const dir = mkdtempSync(join(tmpdir(), 'wp-ch-shards-'));
-const layout: ClickhouseClusterLayout = {
-  dir,
-  name: 'wp_shards',
-  shards: 2,
-  replicas: 1,
-  zkPort: 22192,
-  httpPort: 28151,
-  tcpPort: 29051,
-  interserverPort: 29071,
-};
-const [n1, n2] = clusterNodes(layout) as [ReturnType<typeof clusterNodes>[number], ReturnType<typeof clusterNodes>[number]];
+const NAME = 'wp_shards';
 const db = `shards_${process.pid}`;
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -97,15 +75,16 @@ describe('ClickHouse cluster on two shards', () => {
   let c2: ClickHouseClient;
   const recent = Array.from({ length: 720 }, (_, i) => recentEvent(i));
   let shard2Hosts: string[] = [];
+  let cluster: Awaited<ReturnType<typeof startTestCluster>>;
+  let n1: ClickhouseClusterNode;
 
   beforeAll(async () => {
-    const libs = join(root, '.stack', 'zookeeper-libs');
-    ensureZooKeeperJars(root, libs);
-    startZooKeeper(layout, libs);
-    await waitZooKeeper(layout.zkPort);
-    for (const n of clusterNodes(layout)) startClusterNode(layout, n, 1);
-    await waitClusterUp(layout, 90);
-    await migrateClickhouse(n1.url, db, () => {}, layout.name);
+    // two shards of one replica, on ports of this test's own
+    const shape = { name: NAME, shards: 2, replicas: 1, zkPort: 22192, httpPort: 28151, tcpPort: 29051, interserverPort: 29071 };
+    cluster = await startTestCluster(root, shape);
+    const n2 = cluster.nodes[1]!;
+    n1 = cluster.nodes[0]!;
+    await migrateClickhouse(n1.url, db, () => {}, NAME);
     c1 = createClient({ url: n1.url, database: db, request_timeout: 60_000 });
     c2 = createClient({ url: n2.url, database: db, request_timeout: 60_000 });
     s = await createTestStores(testConfig('chshards'), { kafka: false });
@@ -126,7 +105,7 @@ describe('ClickHouse cluster on two shards', () => {
     const onShard2 = await queryRows<{ hostname: string }>(c2, sql`SELECT DISTINCT hostname FROM events_local ORDER BY hostname`);
     shard2Hosts = onShard2.map((r) => r.hostname);
     await new Promise((r) => setTimeout(r, 1100)); // the rollup below reads hours logged before its second
-    await runHourlyRollup(c1, db, { overlapSeconds: 0, cluster: layout.name });
+    await runHourlyRollup(c1, db, { overlapSeconds: 0, cluster: NAME });
     await runHourlyRollup(s.ch, s.config.clickhouseDatabase, { overlapSeconds: 0 });
   }, 240_000);
 
@@ -134,14 +113,7 @@ describe('ClickHouse cluster on two shards', () => {
     await c1?.close();
     await c2?.close();
     await s?.drop();
-    for (const pf of clusterPidFiles(dir))
-      try {
-        process.kill(Number(readFileSync(pf, 'utf8')), 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    await new Promise((r) => setTimeout(r, 500));
-    if (!process.env.KEEP_CH_DIR) rmSync(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
   it('spreads the hosts over both shards, each host on one', async () => {
@@ -199,9 +171,9 @@ describe('ClickHouse cluster on two shards', () => {
     const parts = (q: string) => queryRows<{ partition: string }>(c1, new Sql(q)).then((r) => r.map((x) => x.partition));
     const local = `SELECT DISTINCT partition FROM system.parts WHERE database = '${db}' AND table = 'events_local' AND active`;
     expect(await parts(local)).not.toContain(day41);
-    expect(await parts(local.replace('system.parts', `cluster('${layout.name}', system, parts)`))).toContain(day41);
+    expect(await parts(local.replace('system.parts', `cluster('${NAME}', system, parts)`))).toContain(day41);
 
-    const dropped = await dropExpiredEventPartitions(c1, db, 30, now, layout.name);
+    const dropped = await dropExpiredEventPartitions(c1, db, 30, now, NAME);
     expect(dropped.events).toContain(day41);
     for (const ch of [c1, c2])
       expect(await count(ch, `SELECT count() AS n FROM events_local WHERE occurred_at < now() - INTERVAL 30 DAY`)).toBe(0);
@@ -226,7 +198,7 @@ describe('ClickHouse cluster on two shards', () => {
     const single = `${s.config.clickhouseDatabase}_restored`;
     const cluster = `${db}_restored`;
     await migrateClickhouse(s.config.clickhouseUrl, single);
-    await migrateClickhouse(n1.url, cluster, () => {}, layout.name);
+    await migrateClickhouse(n1.url, cluster, () => {}, NAME);
     for (const [url, database] of [
       [s.config.clickhouseUrl, single],
       [n1.url, cluster],
@@ -254,7 +226,7 @@ describe('ClickHouse cluster on two shards', () => {
     const host = shard2Hosts[0]!;
     const { rows } = await s.pg.query<{ id: number }>('SELECT id FROM hosts WHERE hostname = $1', [host]);
     expect(rows.length).toBe(1);
-    const out = await deleteHost(s.pg, c1, rows[0]!.id, { database: db, cluster: layout.name });
+    const out = await deleteHost(s.pg, c1, rows[0]!.id, { database: db, cluster: NAME });
     expect(out?.hostname).toBe(host);
     const left = (ch: ClickHouseClient, table: string) =>
       count(ch, `SELECT count() AS n FROM ${table} WHERE hostname = '${host}'`);

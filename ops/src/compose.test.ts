@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { repoRoot } from '@watchpost/runtime';
 import { ROLES } from '@watchpost/runtime';
+import { CLUSTER_PROFILE_SETTINGS } from './stack/clickhouse-cluster.ts';
 
 type Service = {
   image?: string;
@@ -98,6 +99,46 @@ describe('docker-compose.yml', () => {
     expect(smtp.environment!.SERVICE_SMTP_TLS_KEY_FILE).toMatch(/:-\/etc\/watchpost\/certs\/key\.pem\}$/);
     // Never AUTH (an agent key) in the clear from the internet.
     expect(smtp.environment!.SERVICE_SMTP_ALLOW_INSECURE_AUTH).toBeUndefined();
+  });
+
+  it('runs ClickHouse as one shard of two replicas with Keeper on request, as CLICKHOUSE_CLUSTER expects', () => {
+    const s = compose.services as Record<string, Service & { profiles?: string[]; hostname?: string }>;
+    const cluster = ['keeper', 'clickhouse-1', 'clickhouse-2'];
+    for (const name of cluster) expect(s[name]!.profiles, name).toEqual(['clickhouse-cluster']);
+    expect(s.keeper!.image).toMatch(/^clickhouse\/clickhouse-keeper:\d{2}\.\d+/);
+    expect(s['clickhouse-1']!.image).toBe(s.clickhouse!.image); // the replicas run the one server's release
+    const file = (volume: string) => readFileSync(join(repoRoot, volume.split(':')[0]!), 'utf8');
+    const mounted = (name: string, target: RegExp) => {
+      const v = s[name]!.volumes!.find((x) => target.test(x.split(':')[1]!));
+      expect(v, `${name} mounts ${target}`).toBeDefined();
+      return file(v!);
+    };
+    const tag = (xml: string, t: string) => [...xml.matchAll(new RegExp(`<${t}>([^<]*)</${t}>`, 'g'))].map((m) => m[1]);
+    // The keeper listens where the servers look for it
+    const keeper = mounted('keeper', /keeper_config\.xml$/);
+    const servers = ['clickhouse-1', 'clickhouse-2'];
+    for (const name of servers) {
+      const conf = mounted(name, /config\.d\/cluster\.xml$/);
+      expect(tag(conf, 'host')).toEqual([...servers, 'keeper']); // the two replicas, then Keeper
+      expect(tag(conf, 'port').at(-1)).toBe(tag(keeper, 'tcp_port')[0]);
+      // the cluster the service names (README, Production) with internal replication
+      expect(conf).toMatch(/<watchpost>\s*(<!--[^>]*-->\s*)?<shard>\s*<internal_replication>true<\/internal_replication>/);
+      // one shard, a replica name of its own, and the host name the other replica fetches parts from
+      const macros = mounted(name, /config\.d\/macros\.xml$/);
+      expect(tag(macros, 'shard')).toEqual(['01']);
+      expect(tag(macros, 'replica')).toEqual([name]);
+      expect(tag(macros, 'interserver_http_host')).toEqual([name]);
+      expect(s[name]!.hostname).toBe(name);
+      // the profile settings of the local stack's cluster (ops/src/stack/clickhouse-cluster.ts)
+      const profile = mounted(name, /users\.d\/profile\.xml$/);
+      expect(tag(profile, 'distributed_product_mode')).toEqual([String(CLUSTER_PROFILE_SETTINGS.distributed_product_mode)]);
+      expect(tag(profile, 'insert_distributed_sync')).toEqual([String(CLUSTER_PROFILE_SETTINGS.insert_distributed_sync)]);
+    }
+    // The roles and the migration take the cluster from the environment; without it, the one server
+    for (const name of ['ingest', 'api', 'store', 'migrate']) {
+      expect(s[name]!.environment!.CLICKHOUSE_URL, name).toBe('${CLICKHOUSE_URL:-http://clickhouse:8123}');
+      expect(s[name]!.environment!.CLICKHOUSE_CLUSTER, name).toBe('${CLICKHOUSE_CLUSTER:-}');
+    }
   });
 
   it('keeps a provided key pair out of git and out of the image', () => {

@@ -5,38 +5,19 @@
 // stored once, and after replica 2 is back and replica 1 is killed -9 in turn, reads on replica 2
 // answer every event once. Control: the same events in single-server tables (no CLICKHOUSE_CLUSTER)
 // on replica 1 are gone for reads on replica 2 once replica 1 dies.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type ClickHouseClient } from '@clickhouse/client';
 import { migrateClickhouse } from '@watchpost/core/migrate';
 import { insertEventRows } from '@watchpost/processors';
 import { waitFor } from '@watchpost/testkit';
-import {
-  clusterNodes,
-  clusterPidFiles,
-  ensureZooKeeperJars,
-  startClusterNode,
-  startZooKeeper,
-  waitClusterUp,
-  waitZooKeeper,
-  type ClickhouseClusterLayout,
-} from './stack/clickhouse-cluster.ts';
+import { startClusterNode, startTestCluster, type ClickhouseClusterNode } from './stack/clickhouse-cluster.ts';
 
 const root = join(import.meta.dirname, '..', '..');
-const dir = mkdtempSync(join(tmpdir(), 'wp-ch-cluster-'));
-const layout: ClickhouseClusterLayout = {
-  dir,
-  name: 'wp_test',
-  shards: 1,
-  replicas: 2,
-  zkPort: 22191,
-  httpPort: 28141,
-  tcpPort: 29041,
-  interserverPort: 29061,
-};
-const [n1, n2] = clusterNodes(layout) as [ReturnType<typeof clusterNodes>[number], ReturnType<typeof clusterNodes>[number]];
+let cluster: Awaited<ReturnType<typeof startTestCluster>>;
+let n1: ClickhouseClusterNode;
+let n2: ClickhouseClusterNode;
 const db = `outage_ch_${process.pid}`;
 const control = `${db}_single`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -122,13 +103,19 @@ describe('ClickHouse cluster: a replica killed -9 under load', () => {
   let b: ClickHouseClient;
 
   beforeAll(async () => {
-    const libs = join(root, '.stack', 'zookeeper-libs');
-    ensureZooKeeperJars(root, libs);
-    startZooKeeper(layout, libs);
-    await waitZooKeeper(layout.zkPort);
-    for (const n of clusterNodes(layout)) startClusterNode(layout, n, 1);
-    await waitClusterUp(layout, 90);
-    await migrateClickhouse(n1.url, db, () => {}, layout.name);
+    // one shard of two replicas, on ports of this test's own
+    const shape = {
+      name: 'wp_test',
+      shards: 1,
+      replicas: 2,
+      zkPort: 22191,
+      httpPort: 28141,
+      tcpPort: 29041,
+      interserverPort: 29061,
+    };
+    cluster = await startTestCluster(root, shape);
+    [n1, n2] = cluster.nodes as [ClickhouseClusterNode, ClickhouseClusterNode];
+    await migrateClickhouse(n1.url, db, () => {}, cluster.layout.name);
     await migrateClickhouse(n1.url, control); // the control: single-server tables on replica 1 only
     a = createClient({ url: n1.url, database: db, request_timeout: 30_000 });
     b = createClient({ url: n2.url, database: db, request_timeout: 30_000 });
@@ -137,14 +124,7 @@ describe('ClickHouse cluster: a replica killed -9 under load', () => {
   afterAll(async () => {
     await a?.close();
     await b?.close();
-    for (const pf of clusterPidFiles(dir))
-      try {
-        process.kill(Number(readFileSync(pf, 'utf8')), 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    await sleep(500);
-    if (!process.env.KEEP_CH_DIR) rmSync(dir, { recursive: true, force: true });
+    await cluster?.stop();
   });
 
   it('loses no event and reads answer from the other replica', async () => {
@@ -164,7 +144,7 @@ describe('ClickHouse cluster: a replica killed -9 under load', () => {
     expect(await stored(a, load.acked)).toEqual([load.acked.length, load.acked.length, load.acked.length]);
 
     // Replica 2 back on its data; it fetches what it missed. Then replica 1 dies and replica 2 answers.
-    startClusterNode(layout, n2, 1);
+    startClusterNode(cluster.layout, n2, 1);
     // Replication is asynchronous: replica 2 has every acknowledged event once it fetched, from replica 1,
     // the parts it missed. The wait reads its own table (the Distributed one may answer from replica 1).
     const all = [load.acked.length, load.acked.length, load.acked.length];
@@ -181,7 +161,7 @@ describe('ClickHouse cluster: a replica killed -9 under load', () => {
 
   it('control: single-server tables lose the events for reads once their server dies', async () => {
     // Replica 1 was killed above; restart it for the control's writes, then kill it again.
-    startClusterNode(layout, n1, 1);
+    startClusterNode(cluster.layout, n1, 1);
     const c1 = createClient({ url: n1.url, database: control, request_timeout: 30_000 });
     for (let i = 0; i < 60; i++) {
       try {

@@ -5,7 +5,8 @@
 // Used by the stack's `up` (beside the one ClickHouse, which it leaves alone) and by tests that start a
 // cluster of their own on their own ports.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { clickhouseConfig, clickhouseUsers } from './templates.ts';
@@ -305,6 +306,7 @@ export async function upClickhouseCluster(
     throw new Error(
       'the ClickHouse cluster runs with another shape than STACK_CLICKHOUSE_SHARDS/_REPLICAS ask for: `down` first',
     );
+  checkClusterShape(l);
   if (!pidAliveIn(join(l.dir, 'zookeeper', 'pid'))) {
     log(`starting zookeeper on 127.0.0.1:${l.zkPort}`);
     startZooKeeper(l, libs);
@@ -316,6 +318,61 @@ export async function upClickhouseCluster(
       startClusterNode(l, n, threads);
     }
   await waitClusterUp(l);
-  log(`clickhouse cluster ${l.name}: ${l.shards} shard(s) x ${l.replicas} replica(s) up; migrate and run the service with:`);
+  log(
+    `clickhouse cluster ${l.name}: ${l.shards} shard(s) x ${l.replicas} replica(s) up; with these STACK_CLICKHOUSE_* set and ` +
+      'no CLICKHOUSE_URL, `npm run migrate` and the service use it (runtime/src/config/local-stack.ts); elsewhere:',
+  );
   process.stdout.write(`export CLICKHOUSE_URL=${clusterNodes(l)[0]!.url} CLICKHOUSE_CLUSTER=${l.name}\n`);
+}
+
+/**
+ * A cluster of a test's own in a new temporary folder: ZooKeeper, then every server (one thread each), up.
+ * `stop()` kills every process -9 (nothing of it is kept) and removes the folder unless KEEP_CH_DIR is set.
+ */
+export async function startTestCluster(
+  root: string,
+  shape: Omit<ClickhouseClusterLayout, 'dir'>,
+): Promise<{ layout: ClickhouseClusterLayout; nodes: ClickhouseClusterNode[]; stop(): Promise<void> }> {
+  const layout = { ...shape, dir: mkdtempSync(join(tmpdir(), `wp-${shape.name}-`)) };
+  const libs = join(root, '.stack', 'zookeeper-libs');
+  ensureZooKeeperJars(root, libs);
+  startZooKeeper(layout, libs);
+  await waitZooKeeper(layout.zkPort);
+  for (const n of clusterNodes(layout)) startClusterNode(layout, n, 1);
+  await waitClusterUp(layout, 90);
+  return {
+    layout,
+    nodes: clusterNodes(layout),
+    async stop() {
+      for (const pf of clusterPidFiles(layout.dir))
+        try {
+          process.kill(Number(readFileSync(pf, 'utf8')), 'SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      await new Promise((r) => setTimeout(r, 500));
+      if (!process.env.KEEP_CH_DIR) removeClusterState(layout.dir);
+    },
+  };
+}
+
+/**
+ * The shape the cluster's state was made with, kept beside it: another shape on the same state would
+ * leave a new shard without tables (the migration log, replicated to every server, says they exist) and
+ * ZooKeeper with a replica that never comes back. Refused, with what to do.
+ */
+export function checkClusterShape(l: ClickhouseClusterLayout): void {
+  const file = join(l.dir, 'shape');
+  const shape = `${l.shards} shard(s) x ${l.replicas} replica(s)`;
+  if (existsSync(file)) {
+    const was = readFileSync(file, 'utf8').trim();
+    if (was !== shape)
+      throw new Error(
+        `the ClickHouse cluster's state in ${l.dir} is ${was}, and STACK_CLICKHOUSE_SHARDS/_REPLICAS ask for ${shape}: ` +
+          'set them as before, or `npm run stack -- down` and remove that folder (its events go with it)',
+      );
+    return;
+  }
+  mkdirSync(l.dir, { recursive: true });
+  writeFileSync(file, `${shape}\n`);
 }

@@ -217,9 +217,10 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     redis: redis.redis,
     claimsRedis: redis.claimsRedis,
     redisMemoryWarnRatio: ratio(env, 'SERVICE_REDIS_MEMORY_WARN_RATIO', 0.8),
-    clickhouseUrl: url(env, 'CLICKHOUSE_URL', localUrls.clickhouse, ['http:', 'https:']),
+    clickhouseUrl: url(env, 'CLICKHOUSE_URL', localUrls.clickhouseService, ['http:', 'https:']),
     clickhouseDatabase: str(env, 'CLICKHOUSE_DATABASE', 'watchpost'),
-    clickhouseCluster: str(env, 'CLICKHOUSE_CLUSTER', ''),
+    // the stack's cluster only when the URL is the stack's too
+    clickhouseCluster: str(env, 'CLICKHOUSE_CLUSTER', env.CLICKHOUSE_URL ? '' : localUrls.clickhouseCluster),
     kafkaBrokers: brokers,
     kafkaPartitions: int(env, 'KAFKA_PARTITIONS', 4, 1, 1024),
     kafkaReplicationFactor: replication.rf,

@@ -16,7 +16,16 @@ export const localStack = {
   redisSentinel: /^(1|true|yes|on)$/i.test(process.env.STACK_REDIS_SENTINEL ?? ''),
   redisSentinelNodePort: Number(process.env.STACK_REDIS_SENTINEL_NODE_PORT ?? 16380),
   redisSentinelPort: Number(process.env.STACK_REDIS_SENTINEL_PORT ?? 16390),
+  /**
+   * STACK_CLICKHOUSE_REPLICAS / STACK_CLICKHOUSE_SHARDS: the stack's ClickHouse cluster (ops/src/stack/
+   * clickhouse-cluster.ts) beside the one server; the service then uses the cluster through its first server.
+   */
+  chCluster: Boolean(process.env.STACK_CLICKHOUSE_REPLICAS || process.env.STACK_CLICKHOUSE_SHARDS),
+  chClusterHttpPort: Number(process.env.STACK_CLICKHOUSE_CLUSTER_HTTP_PORT ?? 18131),
 };
+
+/** The name of the local stack's ClickHouse cluster in its servers' <remote_servers>. */
+export const LOCAL_CLICKHOUSE_CLUSTER = 'watchpost';
 
 /** The master group name the local stack's sentinels monitor (and REDIS_SENTINEL_MASTER's default). */
 export const LOCAL_SENTINEL_MASTER = 'watchpost';
@@ -26,6 +35,11 @@ export const localUrls = {
   redis: `redis://127.0.0.1:${localStack.redisSentinel ? localStack.redisSentinelNodePort : localStack.redisPort}`,
   /** The stack's sentinels (STACK_REDIS_SENTINEL=1), else empty: REDIS_SENTINELS' default. */
   redisSentinels: localStack.redisSentinel ? [0, 1, 2].map((i) => `127.0.0.1:${localStack.redisSentinelPort + i}`).join(',') : '',
+  /** The stack's one ClickHouse (it runs beside a cluster too). */
   clickhouse: `http://127.0.0.1:${localStack.chHttpPort}`,
+  /** CLICKHOUSE_URL's default: the cluster's first server when the stack runs a cluster, else the one server. */
+  clickhouseService: `http://127.0.0.1:${localStack.chCluster ? localStack.chClusterHttpPort : localStack.chHttpPort}`,
+  /** CLICKHOUSE_CLUSTER's default: the stack's cluster when it runs one, else none (one server). */
+  clickhouseCluster: localStack.chCluster ? LOCAL_CLICKHOUSE_CLUSTER : '',
   kafka: Array.from({ length: localStack.kafkaBrokers }, (_, i) => `127.0.0.1:${localStack.kafkaPort + 2 * i}`).join(','),
 };
