@@ -7,6 +7,61 @@ const TEST = '(\\.test\\.ts$|/bench/|/web-e2e/)';
 const PROCESSOR_SHARED = '(?:kafka|shared)';
 const PROCESSOR_ROLE_FOLDER = `^processors/src/(?!${PROCESSOR_SHARED}/)([^/]+)/`;
 
+// The core areas (`@watchpost/core/<area>`, the "exports" of core/package.json) the production code of each
+// role, and of ops, may import: what each uses today and why. A role needing another area adds it here, so
+// the review sees the role's reach into the domain grow. Tests and benches may import any area and the barrel.
+const CORE_AREAS = {
+  ingest: [
+    'actions', // the agent poll: pending agent commands, update offers, the agent-update settings
+    'agent-keys', // an event's key checked (ApiKeyVerifier), the bootstrap key made at start
+    'hosts', // the agent poll finds the host bound to the polling agent
+    'problems', // deterministicUuid: the SMTP intake's event ids (it lives beside the problem store)
+  ],
+  processors: [
+    'actions', // the actions role: records, jobs, kinds, settings, sessions, versions, bundles
+    'devices', // deliver: Web Push targets and the VAPID keys
+    'hosts', // correlate writes hosts and heartbeats, the liveness scan, stream's host statuses, action targets
+    'notify', // notify decides, deliver sends, reports schedules: policy, channels, records, jobs
+    'pg-safe', // correlate and the lockout notice bound what goes to Postgres; chat cuts its text whole
+    'problems', // correlate opens and resolves problems (state machine and store)
+    'retention', // the scheduler's Postgres retention sweep
+    'secrets', // actions and deliver decrypt stored credentials (the secrets key)
+    'type-settings', // correlate, notify and stream apply the per-type severity override and visibility
+    'window-time', // correlate's flap positions and store's rows count an event by its window time
+  ],
+  api: [
+    'actions', // the action routes mounted from the kinds' descriptors, agent commands, bundles, versions
+    'agent-keys', // the API keys routes and an agent's key on the API
+    'audit', // every audited change and GET /audit
+    'devices', // mobile enrollment, devices, push subscriptions
+    'hosts', // host reads, statuses, host changes, deletion, provenance
+    'notify', // notification policy, channels, deliveries, explain
+    'problems', // problem reads
+    'secrets', // channel and section secrets, TOTP seeds, bundles' keys encrypted at rest
+    'settings', // GET/PUT /settings/<path> mounted from the sections
+    'type-settings', // the per-type severity override and visibility at read time
+    'users', // login, users, accounts, passwords, TOTP and the second factor
+  ],
+  ops: [
+    'agent-keys', // the CLI's api-keys commands; the backup names the bootstrap key file
+    'audit', // the CLI audits the changes it makes
+    'migrate', // npm run migrate, and restore migrates what it restores
+    'notify', // the launcher reads the channels' environment defaults
+    'secrets', // the launcher checks configured secrets; backup and restore carry the secrets key
+    'users', // the CLI's users commands; restore removes every TOTP seed
+  ],
+};
+// The area entries come from core's package.json, so a renamed or removed area fails here, never silently.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- dependency-cruiser loads this file with require
+const CORE_EXPORTS = require('./core/package.json').exports;
+/** The file an import of `@watchpost/core/<area>` resolves to, as a path rule. */
+function coreEntry(area) {
+  const target = CORE_EXPORTS[`./${area}`];
+  if (!target) throw new Error(`.dependency-cruiser.cjs: core exports no area "${area}"`);
+  return `^core/${target.slice(2).replace(/[.]/g, '\\.')}$`;
+}
+const CORE_BARREL = '^core/src/index\\.ts$';
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -37,6 +92,25 @@ module.exports = {
       from: { path: `^${ROLES}/` },
       to: { path: `^${ROLES}/`, pathNot: '^$1/' },
     },
+    {
+      name: 'roles-import-core-by-area',
+      comment:
+        'production code of ingest, processors, api and ops imports core by area (`@watchpost/core/hosts`, ' +
+        '`/notify`, ...), never the barrel `@watchpost/core`: each import says which part of the domain it ' +
+        'uses. Tests, benches and the testkit may use the barrel',
+      severity: 'error',
+      from: { path: `^(${ROLES.slice(1, -1)}|ops)/`, pathNot: TEST },
+      to: { path: CORE_BARREL },
+    },
+    ...Object.entries(CORE_AREAS).map(([role, areas]) => ({
+      name: `${role}-imports-only-its-core-areas`,
+      comment:
+        `${role}'s production code reaches core only through the entries of its areas (CORE_AREAS at the top ` +
+        'of this file): another area, or a file behind an entry, is refused. The barrel has its own rule',
+      severity: 'error',
+      from: { path: `^${role}/`, pathNot: TEST },
+      to: { path: '^core/', pathNot: [CORE_BARREL, ...areas.map(coreEntry)] },
+    })),
     {
       name: 'production-code-never-imports-the-testkit',
       severity: 'error',

@@ -11,7 +11,8 @@ import type { FastifyRequest, RouteOptions } from 'fastify';
 import { ACCESS_LEVELS, type ApiDeps, type ApiUser } from './types.ts';
 import { ApiError, forbidden, unauthenticated } from './errors.ts';
 import { verifyAccessToken } from './auth/jwt.ts';
-import { getUserById, touchDevice } from '@watchpost/core';
+import { getUserById } from '@watchpost/core/users';
+import { touchDevice } from '@watchpost/core/devices';
 import { bearerToken as parseBearer } from '@watchpost/runtime';
 
 /** Header carrying an agent API key on 'agent' routes. */

@@ -9,7 +9,7 @@ import {
   type RoleStarter,
 } from '@watchpost/runtime';
 import { NOTIFICATIONS_QUEUE, type LoginRateLimitedJob } from '@watchpost/schemas';
-import { verifyApiKey } from '@watchpost/core';
+import { verifyApiKey } from '@watchpost/core/agent-keys';
 import { buildApiApp } from './app.ts';
 import { loadJwtSecret } from './auth/secret.ts';
 import { authSettingsFrom } from './auth/settings.ts';

@@ -8,8 +8,8 @@ import type { Queue } from 'bullmq';
 import type { LoginRateLimitedJob } from '@watchpost/schemas';
 import type { ActionsQueue } from './routes/actions/queue.ts';
 
-import type { ApiUser } from '@watchpost/core';
-export { USER_ROLES, type UserRole, type ApiUser } from '@watchpost/core';
+import type { ApiUser } from '@watchpost/core/users';
+export { USER_ROLES, type UserRole, type ApiUser } from '@watchpost/core/users';
 
 /**
  * 'user' = any logged-in user (monitor or admin); 'agent' = an agent API key. A mobile device's token

@@ -1,4 +1,6 @@
 // The domain shared by several roles. Imports only schemas and runtime.
+// The barrel, every area but migrate, for tests, the testkit and benches: the roles' and ops' production code
+// imports the areas (`@watchpost/core/<area>`, core/package.json "exports"; .dependency-cruiser.cjs).
 export * from './problems/state.ts';
 export * from './problems/store.ts';
 export * from './type-settings.ts';

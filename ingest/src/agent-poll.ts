@@ -30,8 +30,6 @@ import {
   checkGitUrl,
   commandResultRef,
   configFor,
-  findHostBinding,
-  findHostsByAgent,
   isBoundAgent,
   loadAgentConfig,
   loadAgentUpdateSettings,
@@ -43,7 +41,8 @@ import {
   windowsAgentCommand,
   WINDOWS_AGENT_TYPES,
   type AgentIdentity,
-} from '@watchpost/core';
+} from '@watchpost/core/actions';
+import { findHostBinding, findHostsByAgent } from '@watchpost/core/hosts';
 import { AgentRateLimiter } from './admission.ts';
 
 export const DEFAULT_POLL_INTERVAL_SECONDS = 60;

@@ -15,7 +15,7 @@ import type { Redis } from 'ioredis';
 import type { Pool } from 'pg';
 import { validateEvent, type EventV1, type ValidationError } from '@watchpost/schemas';
 import { counter, type Config, type Logger } from '@watchpost/runtime';
-import { ApiKeyVerifier } from '@watchpost/core';
+import { ApiKeyVerifier } from '@watchpost/core/agent-keys';
 import { AgentRateLimiter, InFlightLimiter } from './admission.ts';
 import { ClaimStore } from './claims.ts';
 import { KafkaEventSink, type EventSink } from './kafka-sink.ts';

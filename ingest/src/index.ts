@@ -1,6 +1,6 @@
 // The ingest role: bootstrap key, then the routes mounted by the launcher on its one server.
 import { createRedis, sameRedisTarget, type RoleStarter } from '@watchpost/runtime';
-import { ensureBootstrapKey } from '@watchpost/core';
+import { ensureBootstrapKey } from '@watchpost/core/agent-keys';
 import { createIngest } from './app.ts';
 import { watchRedisMemory } from './redis-memory.ts';
 

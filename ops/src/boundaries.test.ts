@@ -125,6 +125,71 @@ describe('processors role folders', () => {
   });
 });
 
+describe('core by area', () => {
+  // Imports from a role's folder to core at the depth its files have here (`@watchpost/core/<area>` resolves to
+  // the same entry files in the real tree).
+  const core = (depth: number, file: string) => `${'../'.repeat(depth)}core/src/${file}`;
+
+  it('refuses the barrel in production code of a role and of ops; tests, benches and the testkit use it', async () => {
+    expect(
+      await violations({
+        'core/src/index.ts': "export * from './hosts/index.ts';\n",
+        'core/src/hosts/index.ts': 'export const h = 1;\n',
+        'api/src/routes/hosts.ts': `import { h } from '${core(3, 'index.ts')}';\nexport const r = h;\n`,
+        'ops/src/cli/hosts.ts': `import { h } from '${core(3, 'index.ts')}';\nexport const c = h;\n`,
+        'api/src/routes/hosts.test.ts': `import { h } from '${core(3, 'index.ts')}';\nexport const t = h;\n`,
+        'processors/bench/hosts.bench.ts': `import { h } from '${core(2, 'index.ts')}';\nexport const b = h;\n`,
+        'testkit/src/hosts.ts': `import { h } from '${core(2, 'index.ts')}';\nexport const k = h;\n`,
+      }),
+    ).toEqual([
+      'roles-import-core-by-area: api/src/routes/hosts.ts -> core/src/index.ts',
+      'roles-import-core-by-area: ops/src/cli/hosts.ts -> core/src/index.ts',
+    ]);
+  });
+
+  it("refuses an area outside a role's list, and a file behind an allowed area's entry", async () => {
+    expect(
+      await violations({
+        'core/src/users/index.ts': "export * from './users.ts';\n",
+        'core/src/users/users.ts': 'export const u = 1;\n',
+        'core/src/audit.ts': 'export const a = 1;\n',
+        'core/src/hosts/index.ts': "export * from './store.ts';\n",
+        'core/src/hosts/store.ts': 'export const h = 1;\n',
+        'core/src/retention.ts': 'export const r = 1;\n',
+        'ingest/src/app.ts': `import { u } from '${core(2, 'users/index.ts')}';\nexport const i = u;\n`,
+        'processors/src/notify/decide.ts': `import { a } from '${core(3, 'audit.ts')}';\nexport const d = a;\n`,
+        'api/src/routes/hosts.ts': `import { h } from '${core(3, 'hosts/store.ts')}';\nexport const r = h;\n`,
+        'ops/src/cli/prune.ts': `import { r } from '${core(3, 'retention.ts')}';\nexport const p = r;\n`,
+      }),
+    ).toEqual([
+      'api-imports-only-its-core-areas: api/src/routes/hosts.ts -> core/src/hosts/store.ts',
+      'ingest-imports-only-its-core-areas: ingest/src/app.ts -> core/src/users/index.ts',
+      'ops-imports-only-its-core-areas: ops/src/cli/prune.ts -> core/src/retention.ts',
+      'processors-imports-only-its-core-areas: processors/src/notify/decide.ts -> core/src/audit.ts',
+    ]);
+  });
+
+  it("lets each role import its areas' entries, and its tests and benches any area", async () => {
+    expect(
+      await violations({
+        'core/src/users/index.ts': 'export const u = 1;\n',
+        'core/src/hosts/index.ts': 'export const h = 1;\n',
+        'core/src/agent-keys.ts': 'export const k = 1;\n',
+        'core/src/retention.ts': 'export const r = 1;\n',
+        'core/src/events/window-time.ts': 'export const w = 1;\n',
+        'core/src/migrate/index.ts': 'export const m = 1;\n',
+        'core/src/audit.ts': 'export const a = 1;\n',
+        'api/src/routes/users.ts': `import { u } from '${core(3, 'users/index.ts')}';\nimport { h } from '${core(3, 'hosts/index.ts')}';\nexport const x = [u, h];\n`,
+        'ingest/src/app.ts': `import { k } from '${core(2, 'agent-keys.ts')}';\nexport const i = k;\n`,
+        'processors/src/scheduler/index.ts': `import { r } from '${core(3, 'retention.ts')}';\nimport { w } from '${core(3, 'events/window-time.ts')}';\nexport const s = [r, w];\n`,
+        'ops/src/migrate/cli.ts': `import { m } from '${core(3, 'migrate/index.ts')}';\nexport const c = m;\n`,
+        'ingest/src/app.test.ts': `import { u } from '${core(2, 'users/index.ts')}';\nexport const t = u;\n`,
+        'processors/bench/audit.bench.ts': `import { a } from '${core(2, 'audit.ts')}';\nexport const b = a;\n`,
+      }),
+    ).toEqual([]);
+  });
+});
+
 describe('the real tree', () => {
   it('passes every rule (npm run lint:boundaries)', async () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };

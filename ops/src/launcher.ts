@@ -3,7 +3,8 @@
 // step is registered as soon as its part exists, so a stop during start-up closes what already runs.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import Fastify, { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
-import { channelDefaults, checkConfiguredSecrets } from '@watchpost/core';
+import { channelDefaults } from '@watchpost/core/notify';
+import { checkConfiguredSecrets } from '@watchpost/core/secrets';
 import {
   Clients,
   ConfigError,

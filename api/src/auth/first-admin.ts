@@ -6,7 +6,7 @@ import { writeSecretFile } from '@watchpost/runtime';
 import { join } from 'node:path';
 import type { Config, Logger } from '@watchpost/runtime';
 import { withTransaction, type Pool } from '@watchpost/runtime';
-import { createUser } from '@watchpost/core';
+import { createUser } from '@watchpost/core/users';
 
 export const INITIAL_ADMIN_FILE = 'initial-admin-password';
 

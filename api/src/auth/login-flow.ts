@@ -3,7 +3,8 @@
 // finishing a login (the attempt released, tokens issued, the browser's cookies set).
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NOTIFICATIONS_QUEUE } from '@watchpost/schemas';
-import { audit, type UserRole } from '@watchpost/core';
+import { audit } from '@watchpost/core/audit';
+import { type UserRole } from '@watchpost/core/users';
 import type { ApiDeps } from '../types.ts';
 import { ApiError } from '../errors.ts';
 import {

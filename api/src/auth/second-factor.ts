@@ -1,6 +1,7 @@
 // Checking a user's second factor: a TOTP code (its time step spent at once, so a code works once) or
 // a recovery code (spent at once). Used by the login's second step and by the user's own disable.
-import { loadSecretsKey, RECOVERY_CODE_PATTERN, TOTP_CODE_PATTERN, useRecoveryCode, verifyTotpCode } from '@watchpost/core';
+import { loadSecretsKey } from '@watchpost/core/secrets';
+import { RECOVERY_CODE_PATTERN, TOTP_CODE_PATTERN, useRecoveryCode, verifyTotpCode } from '@watchpost/core/users';
 import type { ApiDeps } from '../types.ts';
 
 const keys = new WeakMap<object, Promise<Buffer>>();

@@ -16,7 +16,7 @@ import { notInHoursSql, pendingHours } from './hourly.ts';
 import { SEVERITIES, type Severity } from '@watchpost/schemas';
 import { effectiveSeveritySql, visibleTypeSql, type TypeSettings } from './type-settings.ts';
 import { listEvents, recentEvents, type EventRow } from './events.ts';
-import { findHostsByHostname, hostCounts, type StaleRule } from '@watchpost/core';
+import { findHostsByHostname, hostCounts, type StaleRule } from '@watchpost/core/hosts';
 import { visibleProblemTypeSql } from './problems.ts';
 
 const HOUR_MS = 3_600_000;

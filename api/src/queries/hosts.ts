@@ -4,7 +4,14 @@ import { withTransaction } from '@watchpost/runtime';
 import type { ClickHouseClient } from '@watchpost/runtime';
 import { execSql } from '@watchpost/runtime';
 import { alterTarget, sql } from '@watchpost/runtime';
-import { deleteHostRow, getHostView, listHostViews, type HostView, type HostViewFilters, type StaleRule } from '@watchpost/core';
+import {
+  deleteHostRow,
+  getHostView,
+  listHostViews,
+  type HostView,
+  type HostViewFilters,
+  type StaleRule,
+} from '@watchpost/core/hosts';
 import type { TypeSettings } from './type-settings.ts';
 import { forgetHostValues } from './hourly.ts';
 

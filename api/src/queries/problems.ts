@@ -8,14 +8,14 @@ import {
   PROBLEM_STATUSES,
   lockProblems,
   problemColumns,
-  problemHostJoin,
   transition,
   writeOperatorActs,
   type OperatorWrite,
   type ProblemStatus,
   type RefusalReason,
   type TimelineEvent,
-} from '@watchpost/core';
+} from '@watchpost/core/problems';
+import { problemHostJoin } from '@watchpost/core/hosts';
 import type { Severity } from '@watchpost/schemas';
 import { effectiveSeverity, type TypeSettings } from './type-settings.ts';
 import { flapEventIds } from './events.ts';

@@ -2,9 +2,15 @@
 // severity override changes the severity every query shows and filters on, stored events included;
 // a type whose `visible` is false is left out of events lists, dashboard figures, hosts and problems.
 import { joinSql, sql, Sql } from '@watchpost/runtime';
-import type { TypeSettings } from '@watchpost/core';
+import type { TypeSettings } from '@watchpost/core/type-settings';
 
-export { loadTypeSettings, NO_TYPE_SETTINGS, effectiveSeverity, isHidden, type TypeSettings } from '@watchpost/core';
+export {
+  loadTypeSettings,
+  NO_TYPE_SETTINGS,
+  effectiveSeverity,
+  isHidden,
+  type TypeSettings,
+} from '@watchpost/core/type-settings';
 
 /** ClickHouse expression of the severity after the override (`severity` when none is set). */
 export function effectiveSeveritySql(ts: TypeSettings, typeCol = 'type', severityCol = 'severity'): Sql {

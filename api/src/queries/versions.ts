@@ -1,7 +1,7 @@
 // Outdated flags of hosts: the agent version against the latest version of its kind's repository, as
 // the actions worker last read it (core's latest-versions cache; api/ACTIONS.md, version references).
 import type { ActionsConfig, Pool } from '@watchpost/runtime';
-import { agentKindOf, isOutdated, loadAgentUpdateSettings, loadLatestVersions } from '@watchpost/core';
+import { agentKindOf, isOutdated, loadAgentUpdateSettings, loadLatestVersions } from '@watchpost/core/actions';
 
 export interface VersionFlags {
   /** newest release of the host's agent kind, null when no repository is configured or read yet */

@@ -19,7 +19,7 @@ import {
   TOTP_PERIOD_SECONDS,
   totpState,
   verifyPassword,
-} from '@watchpost/core';
+} from '@watchpost/core/users';
 import { ApiError, unauthenticated } from '../errors.ts';
 import { countedCheck, loginContext } from '../auth/login-flow.ts';
 import { verifySlotsOf } from '../auth/verify-slots.ts';

@@ -9,7 +9,7 @@ import {
   IMPORTED_KEY_MIN_LENGTH,
   listApiKeys,
   revokeApiKey,
-} from '@watchpost/core';
+} from '@watchpost/core/agent-keys';
 import { ApiError, notFound } from '../errors.ts';
 import { auditCaller } from './shared/audit.ts';
 import { listAllRoute } from './shared/list-route.ts';

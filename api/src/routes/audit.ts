@@ -1,7 +1,7 @@
 // GET /api/v1/audit (admin): the audit log, newest first, keyset paged by id.
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { listAudit } from '@watchpost/core';
+import { listAudit } from '@watchpost/core/audit';
 
 const listQuery = {
   type: 'object',

@@ -4,7 +4,7 @@
 // against what the password step was judged by (its username, address, device cookie), so knowing the
 // password buys no faster guessing of codes.
 import type { FastifyPluginAsync } from 'fastify';
-import { getUserById } from '@watchpost/core';
+import { getUserById } from '@watchpost/core/users';
 import { ApiError } from '../errors.ts';
 import { rateLimitedError, releaseAttempt, reserveAttempt } from '../auth/login-limit.ts';
 import { completeLogin, loginContext, recordFailedAttempt } from '../auth/login-flow.ts';

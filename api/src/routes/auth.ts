@@ -3,7 +3,8 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { ApiError, unauthenticated } from '../errors.ts';
-import { audit, dummyHash, getUserById, getUserByName, normalizeUsername, verifyPassword } from '@watchpost/core';
+import { audit } from '@watchpost/core/audit';
+import { dummyHash, getUserById, getUserByName, normalizeUsername, verifyPassword } from '@watchpost/core/users';
 import { revokeFamilyOf, rotateRefreshToken } from '../auth/tokens.ts';
 import { isKnownAddress, rateLimitedError, releaseAttempt, reserveAttempt, type LimitSubject } from '../auth/login-limit.ts';
 import { validDeviceCookie } from '../auth/device-cookie.ts';

@@ -3,7 +3,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import type { Severity } from '@watchpost/schemas';
-import { eventProvenance } from '@watchpost/core';
+import { eventProvenance } from '@watchpost/core/hosts';
 import { ApiError, orNotFound } from '../errors.ts';
 import { seesInstanceIds, withoutInstanceIds } from '../instance-ids.ts';
 import {

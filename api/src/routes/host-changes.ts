@@ -22,7 +22,7 @@ import {
   type HostChangeDecision,
   type HostChangeDecisionResult,
   type HostChangeSelector,
-} from '@watchpost/core';
+} from '@watchpost/core/hosts';
 import { ApiError, notFound, orNotFound } from '../errors.ts';
 import { ADMIN_ONLY_INSTANCE, seesInstanceIds, withoutInstanceIds } from '../instance-ids.ts';
 import { isHidden, loadTypeSettings } from '../queries/type-settings.ts';

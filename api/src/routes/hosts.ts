@@ -3,7 +3,7 @@
 // /hosts/{id}/ssh-host-key/reset (admin: forget the pinned SSH host key).
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { resetSshHostKey } from '@watchpost/core';
+import { resetSshHostKey } from '@watchpost/core/hosts';
 import { notFound, orNotFound } from '../errors.ts';
 import { seesInstanceIds } from '../instance-ids.ts';
 import { deleteHost, getHost, listHosts } from '../queries/hosts.ts';

@@ -22,7 +22,7 @@ import {
   PASSWORD_MIN_LENGTH,
   removeTotp,
   type UserRecord,
-} from '@watchpost/core';
+} from '@watchpost/core/users';
 
 const tags = ['users'];
 const password = { type: 'string', minLength: PASSWORD_MIN_LENGTH, maxLength: PASSWORD_MAX_LENGTH } as const;

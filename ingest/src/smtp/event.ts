@@ -3,7 +3,7 @@
 // no Message-ID, and the alert text as its body. Its text states the host's local time without a zone, so
 // occurred_at is when the intake received it (the text's time is kept in details.agent_time).
 import { isIPv4 } from 'node:net';
-import { deterministicUuid } from '@watchpost/core';
+import { deterministicUuid } from '@watchpost/core/problems';
 import { validateEvent, type EventV1 } from '@watchpost/schemas';
 import { parseSshMonitorMessage } from './ssh-monitor-messages.ts';
 

@@ -6,7 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createClickhouse, createPostgresClient, queryRows, sql, VERSION, type Config } from '@watchpost/runtime';
-import { SECRETS_KEY_FILE, loadSecretsKey } from '@watchpost/core';
+import { SECRETS_KEY_FILE, loadSecretsKey } from '@watchpost/core/secrets';
 import { exportTable, listTables } from './clickhouse.ts';
 import { createBackupFiles, REFUSE_UNENCRYPTED, type BackupFiles, type Seal } from './encryption.ts';
 import { findPgTool, runPgTool, runPgToolStreaming, splitPassword } from './pg-tools.ts';

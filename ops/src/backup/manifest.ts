@@ -2,7 +2,8 @@
 // format), clickhouse/<table>.tsv.gz (TabSeparated, gzip), state/secrets-key (only when asked for).
 // Encrypted (encryption.ts): key.age, and each of those as <name>.age, the manifest included, so a
 // manifest cannot be altered without the key.
-import { SECRETS_KEY_FILE, BOOTSTRAP_KEY_FILE } from '@watchpost/core';
+import { SECRETS_KEY_FILE } from '@watchpost/core/secrets';
+import { BOOTSTRAP_KEY_FILE } from '@watchpost/core/agent-keys';
 import { createHash } from 'node:crypto';
 import type { BackupFiles } from './encryption.ts';
 

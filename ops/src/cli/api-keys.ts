@@ -1,6 +1,7 @@
 // `cli api-keys ...` (alias `agent-keys`): agent API keys (core/src/agent-keys.ts).
 import type { Pool } from '@watchpost/runtime';
-import { ApiKeyImportError, audit, createApiKey, importApiKey, listApiKeys, revokeApiKey } from '@watchpost/core';
+import { ApiKeyImportError, createApiKey, importApiKey, listApiKeys, revokeApiKey } from '@watchpost/core/agent-keys';
+import { audit } from '@watchpost/core/audit';
 import { readSecret, RefusedError, UsageError } from './io.ts';
 
 export interface ApiKeysOptions {

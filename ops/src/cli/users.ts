@@ -1,7 +1,7 @@
 // `cli users ...`: the same functions and rules as the API's users routes, on the same database.
 import type { Pool } from '@watchpost/runtime';
+import { audit } from '@watchpost/core/audit';
 import {
-  audit,
   createUser,
   getUserByName,
   listUsers,
@@ -14,7 +14,7 @@ import {
   PASSWORD_MIN_LENGTH,
   USER_ROLES,
   type UserRole,
-} from '@watchpost/core';
+} from '@watchpost/core/users';
 import { readSecret, RefusedError, UsageError } from './io.ts';
 
 const actor = 'cli';

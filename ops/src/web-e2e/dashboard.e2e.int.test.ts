@@ -3,13 +3,12 @@
 // events list with the same range (an hour bar: that hour), every hour of the range drawn (empty ones as
 // 0), severity colours, the problem list refreshed by the live stream; no mid-word wraps at 1440 px,
 // no sideways scroll at 375 px; axe on the page.
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import type { EventEnvelope, LiveProblemsMessage } from '@watchpost/schemas';
+import type { LiveProblemsMessage } from '@watchpost/schemas';
 import { loadFixture, type Fixture } from '@watchpost/testkit/api';
 import { axeSerious, chooseOption, screenshots } from './pages.ts';
-import { MONA, browserTest } from './session.ts';
+import { MONA, browserTest, sshMonitorEvent } from './session.ts';
 
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 800 };
@@ -149,22 +148,16 @@ describe('dashboard (1440 px)', () => {
     await page.waitForSelector('[data-testid=dash-problems] li');
     expect(await page.textContent('[data-testid=dash-problems]')).not.toContain('delta');
     // A new problem as the correlate processor opens it, announced as the stream processor does.
-    const occurred = new Date(Math.floor(Date.now() / 1000) * 1000 - 2000);
-    const env: EventEnvelope = {
-      received_at: occurred.toISOString(),
-      event: {
-        schema_version: '1.0',
-        event_id: randomUUID(),
-        occurred_at: occurred.toISOString(),
-        source: { product: 'ssh-monitor', product_version: '2.4.1' },
-        host: { hostname: 'delta', os_family: 'linux', display_name: 'Delta' },
+    const env = sshMonitorEvent(
+      { hostname: 'delta', displayName: 'Delta', agoMs: 2000, receivedAfterMs: 0 },
+      {
         category: 'auth',
         type: 'ssh.bruteforce.mass',
         severity: 'critical',
         title: 'brute force on delta',
         summary: 'many failures',
       },
-    };
+    );
     await t.srv.store([env], { correlate: true });
     const p = (
       await t.srv.h.stores.pg.query<{ id: string; title: string }>("SELECT id, title FROM problems WHERE host = 'delta'")

@@ -2,13 +2,12 @@
 // Search and its URL, the time range with the zone, top values that filter, drag-to-zoom on the
 // histogram, drill-down links in the table, "N new events" after an event is stored; no mid-word wraps
 // at 1440 px and no sideways scroll at 375 px; axe on the page.
-import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { EventEnvelope } from '@watchpost/schemas';
 import { loadFixture, type Fixture } from '@watchpost/testkit/api';
 import { axeSerious, chooseOption, screenshots } from './pages.ts';
-import { MONA, browserTest } from './session.ts';
+import { MONA, browserTest, sshMonitorEvent } from './session.ts';
 
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 800 };
@@ -23,16 +22,10 @@ const waitTotal = (n: number) =>
   page.waitForFunction((n) => document.querySelector('[data-testid=events-total]')?.textContent?.startsWith(`${n} events`), n);
 const param = (k: string) => new URL(page.url()).searchParams.get(k);
 
-function newEvent(): EventEnvelope {
-  const occurred = new Date(Math.floor(Date.now() / 1000) * 1000 - 5000);
-  return {
-    received_at: new Date(occurred.getTime() + 1000).toISOString(),
-    event: {
-      schema_version: '1.0',
-      event_id: randomUUID(),
-      occurred_at: occurred.toISOString(),
-      source: { product: 'ssh-monitor', product_version: '2.4.1' },
-      host: { hostname: 'alpha', os_family: 'linux', display_name: 'Alpha Web' },
+const newEvent = (): EventEnvelope =>
+  sshMonitorEvent(
+    { hostname: 'alpha', displayName: 'Alpha Web', agoMs: 5000 },
+    {
       category: 'auth',
       type: 'ssh.login.failed',
       severity: 'warning',
@@ -40,8 +33,7 @@ function newEvent(): EventEnvelope {
       summary: 'stored while the page is open',
       details: { user: 'mallory', source_ip: '198.51.100.23' },
     },
-  };
-}
+  );
 
 beforeAll(async () => {
   fx = await loadFixture(t.srv.h.stores.pg, t.srv.h.stores.ch);

@@ -12,7 +12,7 @@ import type { EventEnvelope, EventV1, LiveHostsMessage, LiveProblemsMessage } fr
 import { loadHostStatuses } from '@watchpost/core';
 import { startTcpProxy, type TcpProxy } from '@watchpost/testkit';
 import { axeSerious } from './pages.ts';
-import { MONA, browserTest } from './session.ts';
+import { MONA, browserTest, sshMonitorEvent } from './session.ts';
 
 const WIDE = { width: 1440, height: 900 };
 const NARROW = { width: 375, height: 812 };
@@ -27,25 +27,11 @@ let page: Page;
 let base: string;
 
 function envelope(over: Partial<EventV1> & { hostname: string; agoMs?: number }): EventEnvelope {
-  const occurred = new Date(Date.now() - (over.agoMs ?? 60_000));
-  occurred.setMilliseconds(0);
-  const { hostname, agoMs: _a, ...rest } = over;
-  return {
-    received_at: new Date(occurred.getTime() + 1000).toISOString(),
-    event: {
-      schema_version: '1.0',
-      event_id: randomUUID(),
-      occurred_at: occurred.toISOString(),
-      source: { product: 'ssh-monitor', product_version: '2.4.1' },
-      host: { hostname, os_family: 'linux', display_name: `${hostname} display` },
-      category: 'agent',
-      type: 'agent.heartbeat',
-      severity: 'info',
-      title: 'heartbeat',
-      summary: 'heartbeat',
-      ...rest,
-    } as EventV1,
-  };
+  const { hostname, agoMs = 60_000, ...rest } = over;
+  return sshMonitorEvent(
+    { hostname, displayName: `${hostname} display`, agoMs },
+    { category: 'agent', type: 'agent.heartbeat', severity: 'info', title: 'heartbeat', summary: 'heartbeat', ...rest },
+  );
 }
 
 interface Seed {

@@ -3,7 +3,9 @@
 // pages whose uncaught errors are collected, so that every file can end by expecting none.
 import { afterAll, beforeAll } from 'vitest';
 import type { Browser, Page, ViewportSize } from 'playwright-core';
+import { randomUUID } from 'node:crypto';
 import type { UserRole } from '@watchpost/core';
+import type { EventEnvelope, EventV1 } from '@watchpost/schemas';
 import { addUser } from '@watchpost/testkit/api';
 import { launchChromium } from './chromium.ts';
 import { loginAs } from './pages.ts';
@@ -77,5 +79,35 @@ export function browserTest(name: string, options: BrowserTestOptions | (() => P
       if (user) await loginAs(page, base, user.username, user.password);
       return page;
     },
+  };
+}
+
+/** What sshMonitorEvent builds on: the host, and when the event happened and reached the service. */
+export interface EventAt {
+  hostname: string;
+  displayName: string;
+  /** how long before now it occurred (cut to the second: stored times have second precision) */
+  agoMs: number;
+  /** how long after it occurred the service received it (default 1 s) */
+  receivedAfterMs?: number;
+}
+
+/** An ssh-monitor event as the store keeps it, a fresh id each time; `fields` give the rest of schema v1. */
+export function sshMonitorEvent(
+  at: EventAt,
+  fields: Partial<EventV1> & Pick<EventV1, 'category' | 'type' | 'severity' | 'title' | 'summary'>,
+): EventEnvelope {
+  const occurred = new Date(Date.now() - at.agoMs);
+  occurred.setMilliseconds(0);
+  return {
+    received_at: new Date(occurred.getTime() + (at.receivedAfterMs ?? 1000)).toISOString(),
+    event: {
+      schema_version: '1.0',
+      event_id: randomUUID(),
+      occurred_at: occurred.toISOString(),
+      source: { product: 'ssh-monitor', product_version: '2.4.1' },
+      host: { hostname: at.hostname, os_family: 'linux', display_name: at.displayName },
+      ...fields,
+    } as EventV1,
   };
 }

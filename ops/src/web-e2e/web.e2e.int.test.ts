@@ -9,7 +9,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import type { EventEnvelope, EventV1 } from '@watchpost/schemas';
 import { loadFixture, type Fixture } from '@watchpost/testkit/api';
 import { axeSerious, confirmDialog, DESKTOP, loginAs, screenshots } from './pages.ts';
-import { ADA, MONA, browserTest } from './session.ts';
+import { ADA, MONA, browserTest, sshMonitorEvent } from './session.ts';
 
 // A webpack UMD build: plain Node hands over its exports object, vitest's interop the function itself.
 type JsQR = typeof jsqrModule.default;
@@ -45,25 +45,11 @@ let page: Page;
 const cspViolations: string[] = [];
 
 function envelope(over: Partial<EventV1> & { hostname?: string; agoMs?: number }): EventEnvelope {
-  const occurred = new Date(Date.now() - (over.agoMs ?? 60_000));
-  occurred.setMilliseconds(0);
-  const { hostname = 'alpha', agoMs: _a, ...rest } = over;
-  return {
-    received_at: new Date(occurred.getTime() + 1000).toISOString(),
-    event: {
-      schema_version: '1.0',
-      event_id: randomUUID(),
-      occurred_at: occurred.toISOString(),
-      source: { product: 'ssh-monitor', product_version: '2.4.1' },
-      host: { hostname, os_family: 'linux', display_name: hostname },
-      category: 'auth',
-      type: 'pager.tick',
-      severity: 'info',
-      title: 'tick',
-      summary: 'tick',
-      ...rest,
-    } as EventV1,
-  };
+  const { hostname = 'alpha', agoMs = 60_000, ...rest } = over;
+  return sshMonitorEvent(
+    { hostname, displayName: hostname, agoMs },
+    { category: 'auth', type: 'pager.tick', severity: 'info', title: 'tick', summary: 'tick', ...rest },
+  );
 }
 
 function watch(p: Page): Page {

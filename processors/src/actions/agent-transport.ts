@@ -31,7 +31,7 @@ import {
   type SessionListing,
   type SessionProgress,
   type SessionStep,
-} from '@watchpost/core';
+} from '@watchpost/core/actions';
 import { RemoteError } from './errors.ts';
 import { parseQwinsta, repairOemText } from './qwinsta.ts';
 import type { ActionDeps } from './deps.ts';

@@ -14,7 +14,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ActionJobOf } from '@watchpost/schemas';
-import { DEPLOY_VERSION_SOURCE, checkGitUrl, findBundle, signedBundleUrl, storeBundle } from '@watchpost/core';
+import { DEPLOY_VERSION_SOURCE, checkGitUrl, findBundle, signedBundleUrl, storeBundle } from '@watchpost/core/actions';
 import type { ActionDeps } from './deps.ts';
 import { RemoteError } from './errors.ts';
 import { cloneAtRef, gitAllow, lsRemote, pinnedConnection, refKind, runGit, versionAtHead, type GitOpts } from './git.ts';

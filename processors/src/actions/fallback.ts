@@ -14,7 +14,6 @@ import {
   createAction,
   displayGitUrl,
   dueUpdateOffers,
-  findHostsByHostname,
   finishAction,
   isOutdated,
   loadAgentUpdateSettings,
@@ -22,7 +21,8 @@ import {
   markUpdateOfferDone,
   validBranch,
   winrmRefusal,
-} from '@watchpost/core';
+} from '@watchpost/core/actions';
+import { findHostsByHostname } from '@watchpost/core/hosts';
 import type { ActionDeps } from './deps.ts';
 
 export const FALLBACK_ACTOR = 'system';

@@ -22,9 +22,9 @@ import {
   tagsFromLsRemote,
   validBranch,
   VERSION_SOURCES,
-  type SsrfAllow,
   type VersionFile,
-} from '@watchpost/core';
+} from '@watchpost/core/actions';
+import { type SsrfAllow } from '@watchpost/core/notify';
 import { hostListing, resolveAllowed, type Allow } from '../shared/ssrf.ts';
 import type { ActionDeps } from './deps.ts';
 import { RemoteError } from './errors.ts';

@@ -15,7 +15,8 @@ import {
   type ActionKind,
   type ActionsQueueJob,
 } from '@watchpost/schemas';
-import { ACTION_KIND_DESCRIPTORS, finishAction, getAction, loadSecretsKey, startAction } from '@watchpost/core';
+import { ACTION_KIND_DESCRIPTORS, finishAction, getAction, startAction } from '@watchpost/core/actions';
+import { loadSecretsKey } from '@watchpost/core/secrets';
 import { RemoteError } from './errors.ts';
 import { runHandler } from './handlers/index.ts';
 import type { ActionDeps } from './deps.ts';

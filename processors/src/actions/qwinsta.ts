@@ -5,7 +5,7 @@
 //  SESSIONNAME       USERNAME                 ID  STATE   TYPE        DEVICE
 // >console           Administrator             1  Active
 //                    bob                       3  Disc
-import type { WindowsSession } from '@watchpost/core';
+import type { WindowsSession } from '@watchpost/core/actions';
 
 /** The bytes a string of windows-1251 characters came from (null when a character is not one of them). */
 let ansiBytes: Map<string, number> | null = null;

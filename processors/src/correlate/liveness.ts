@@ -10,18 +10,15 @@ import {
   HOST_SILENCE_TYPE,
   enqueueProblemMessages,
   hostSilenceDecision,
-  lockHost,
   lockLatestProblem,
-  markHostStale,
   newProblemRow,
   openProblems,
   outboxEntry,
   problemPayload,
-  silentHostnames,
   transition,
   updateProblems,
-  type StaleRule,
-} from '@watchpost/core';
+} from '@watchpost/core/problems';
+import { lockHost, markHostStale, silentHostnames, type StaleRule } from '@watchpost/core/hosts';
 import { SILENCE_RULE, deterministicUuid, fingerprintOf } from './rules.ts';
 export interface ScanResult {
   markedStale: number;

@@ -25,28 +25,22 @@
 import type { Pool, PoolClient } from 'pg';
 import { DEFAULT_HEARTBEAT_MINUTES, withTransaction } from '@watchpost/runtime';
 import { eventKindOf } from '@watchpost/schemas';
+import { effectiveSeverity, loadTypeSettings } from '@watchpost/core/type-settings';
+import { eventsApplied, lockLiveProblems, problemColumns, type ProblemRow } from '@watchpost/core/problems';
 import {
-  effectiveSeverity,
-  eventsApplied,
   findHostsByHostname,
   identitySuspects,
-  loadTypeSettings,
   lockConfirmedHosts,
-  lockLiveProblems,
-  pgSafeJson,
-  pgSafeKey,
-  pgSafeText,
   planHeartbeats,
   planHosts,
-  problemColumns,
   plausibleInstanceId,
   upsertHostChanges,
   upsertHosts,
-  windowTime,
   type HostObservation,
   type HostRefresh,
-  type ProblemRow,
-} from '@watchpost/core';
+} from '@watchpost/core/hosts';
+import { pgSafeJson, pgSafeKey, pgSafeText } from '@watchpost/core/pg-safe';
+import { windowTime } from '@watchpost/core/window-time';
 import { HEARTBEAT_TYPE, INVENTORY_TYPE, isLivenessType, type CorrelateEnvelope } from './rules.ts';
 import { RULES, type CorrelateSettings, type EventCtx } from './rules/index.ts';
 import { BatchWork, Needs, type RdgPending } from './work.ts';

@@ -2,7 +2,7 @@
 // RD Gateway flap rule and the inventory hardware diff. No I/O; times are passed in.
 import { isDeepStrictEqual } from 'node:util';
 import { canonicalJson, severityRank, type Severity } from '@watchpost/schemas';
-import { pgSafeText } from '@watchpost/core';
+import { pgSafeText } from '@watchpost/core/pg-safe';
 
 /** The subset of an Event v1 the correlator reads (structurally compatible with schemas' EventV1). */
 export interface CorrelateEvent {
@@ -70,7 +70,7 @@ export function opensSeverityProblem(type: string, effective: Severity, minSever
 }
 
 // The problem identity helpers live in core (problems/store.ts): problems opened outside correlate use them too.
-export { deterministicUuid, fingerprintOf } from '@watchpost/core';
+export { deterministicUuid, fingerprintOf } from '@watchpost/core/problems';
 
 // ---- window matching -----------------------------------------------------------------------------
 

@@ -19,12 +19,12 @@ import {
   problemPayload,
   transition,
   updateProblems,
-  writeHostInventories,
   type OutboxEntry,
   type ProblemRow,
   type TimelineEvent,
   type TimelineRow,
-} from '@watchpost/core';
+} from '@watchpost/core/problems';
+import { writeHostInventories } from '@watchpost/core/hosts';
 import { deterministicUuid, fingerprintOf, matchProblem } from './rules.ts';
 
 /** What a rule asks of correlate(): open or extend the live problem of host + type + rule. */

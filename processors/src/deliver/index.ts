@@ -26,11 +26,10 @@ import {
   descriptorOf,
   finishDelivery,
   loadChannelConfigs,
-  loadSecretsKey,
-  loadVapidKeys,
-  type VapidKeys,
   type ChannelConfigs,
-} from '@watchpost/core';
+} from '@watchpost/core/notify';
+import { loadSecretsKey } from '@watchpost/core/secrets';
+import { loadVapidKeys, type VapidKeys } from '@watchpost/core/devices';
 import { DeliveryError } from './errors.ts';
 import { providers } from './providers/index.ts';
 import type { ProviderEnv } from './providers/provider.ts';

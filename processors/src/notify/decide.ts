@@ -9,8 +9,8 @@ import {
   type DecisionInput,
   type DeliveryQueues,
   type NotifyPolicy,
-  type TypeSettings,
-} from '@watchpost/core';
+} from '@watchpost/core/notify';
+import { type TypeSettings } from '@watchpost/core/type-settings';
 import type { Config, Pool } from '@watchpost/runtime';
 import {
   REPORT_HTML_KEYS,

@@ -20,8 +20,8 @@ import {
   createDeliveryQueues,
   loadChannelTargets,
   loadPolicy,
-  typeSettingsCache,
-} from '@watchpost/core';
+} from '@watchpost/core/notify';
+import { typeSettingsCache } from '@watchpost/core/type-settings';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
 import { consumerOptions } from '../kafka/consumer-options.ts';
 import { notifyEvents, notifyProblems, type DecideContext } from './decide.ts';

@@ -7,15 +7,9 @@
 // not drown. At most NOTIFY_LOCKOUT_ALERTS_MAX alerts go out in any NOTIFY_LOCKOUT_ALERTS_WINDOW_SECONDS
 // (10 an hour by default); the alert that reaches the cap says so, each lockout over it is still recorded
 // as a decision that sends nothing (the counter), and the next alert says how many were not sent.
-import {
-  channelDefaults,
-  decide,
-  enqueueDeliveries,
-  NO_TYPE_SETTINGS,
-  pgSafeKey,
-  recordDecisions,
-  type Decision,
-} from '@watchpost/core';
+import { channelDefaults, decide, enqueueDeliveries, recordDecisions, type Decision } from '@watchpost/core/notify';
+import { NO_TYPE_SETTINGS } from '@watchpost/core/type-settings';
+import { pgSafeKey } from '@watchpost/core/pg-safe';
 import { withTransaction, type PoolClient } from '@watchpost/runtime';
 import type { LoginRateLimitedJob, NotificationSubject } from '@watchpost/schemas';
 import type { DecideContext } from './decide.ts';

@@ -13,11 +13,11 @@ import {
   loadPolicy,
   dailyRunOn,
   localDate,
-  NO_TYPE_SETTINGS,
   recordAndEnqueue,
   shiftDate,
   type DeliveryQueues,
-} from '@watchpost/core';
+} from '@watchpost/core/notify';
+import { NO_TYPE_SETTINGS } from '@watchpost/core/type-settings';
 import type { ScheduledJob } from '../shared/scheduled-job.ts';
 import { dailyFigures, renderReport, type DailyFigures } from './daily.ts';
 

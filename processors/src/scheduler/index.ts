@@ -7,7 +7,7 @@
 // (Postgres retention and the requeue sweep).
 import { createQueue, createWorker, onRedisReconnect, type RoleStarter, type RoleContext } from '@watchpost/runtime';
 import { SCHEDULED_JOBS, SCHEDULER_QUEUE } from '@watchpost/schemas';
-import { pruneByAge } from '@watchpost/core';
+import { pruneByAge } from '@watchpost/core/retention';
 import type { ScheduledJob } from '../shared/scheduled-job.ts';
 import { closeRequeueQueues, openRequeueQueues, requeueLostJobs, type RequeueQueues } from './requeue.ts';
 

@@ -7,15 +7,14 @@
 import type { Queue } from 'bullmq';
 import { counter, createQueue, type Config, type Pool, type Redis } from '@watchpost/runtime';
 import { ACTIONS_QUEUE, NOTIFY_CHANNELS, type ActionsQueueJob, type NotificationSubject } from '@watchpost/schemas';
+import { actionJobId, actionJobOptions } from '@watchpost/core/actions';
 import {
-  actionJobId,
-  actionJobOptions,
   closeDeliveryQueues,
   createDeliveryQueues,
   enqueueDeliveries,
   type DeliveryQueues,
   type QueuedDelivery,
-} from '@watchpost/core';
+} from '@watchpost/core/notify';
 
 /** Rows younger than this are left to their queue (a job waits seconds, not a minute). */
 export const REQUEUE_GRACE_MS = 60_000;

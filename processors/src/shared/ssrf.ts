@@ -14,7 +14,7 @@ import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { adminMayOpen, type SsrfAllow } from '@watchpost/core';
+import { adminMayOpen, type SsrfAllow } from '@watchpost/core/notify';
 
 export class SsrfRefused extends Error {
   constructor(message: string) {

@@ -7,7 +7,8 @@
 // The API's SSE endpoint forwards every message to its clients.
 import { counter, type RoleStarter } from '@watchpost/runtime';
 import type { EventEnvelope, HostStatus } from '@watchpost/schemas';
-import { loadHostStatuses, typeSettingsCache } from '@watchpost/core';
+import { loadHostStatuses } from '@watchpost/core/hosts';
+import { typeSettingsCache } from '@watchpost/core/type-settings';
 import { startBatchConsumer } from '../kafka/batch-consumer.ts';
 import { consumerOptions } from '../kafka/consumer-options.ts';
 import { countEvents, hostChanges, problemMessage, RecentIds } from './messages.ts';

@@ -11,7 +11,7 @@ import {
   type LiveProblemsMessage,
   type Severity,
 } from '@watchpost/schemas';
-import { effectiveSeverity, isHidden, type TypeSettings } from '@watchpost/core';
+import { effectiveSeverity, isHidden, type TypeSettings } from '@watchpost/core/type-settings';
 
 export function countEvents(envs: readonly EventEnvelope[], rules: TypeSettings, now: Date): LiveEventsMessage | null {
   const severity: Record<Severity, number> = { info: 0, warning: 0, high: 0, critical: 0 };

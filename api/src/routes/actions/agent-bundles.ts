@@ -2,7 +2,8 @@
 // signed (core/src/actions/bundle-url.ts), so the route is public and checks the signature.
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { loadSecretsKey, readBundle, verifyBundleSignature } from '@watchpost/core';
+import { loadSecretsKey } from '@watchpost/core/secrets';
+import { readBundle, verifyBundleSignature } from '@watchpost/core/actions';
 import { ApiError, notFound } from '../../errors.ts';
 import { errorRef } from '../read-schemas.ts';
 import { hostParams, tags } from './schemas.ts';

@@ -3,7 +3,8 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { ACTIONS_MAINTENANCE_JOBS } from '@watchpost/schemas';
-import { agentUpdateSettingsView, audit, checkGitUrl, saveAgentUpdateSettings, validBranch } from '@watchpost/core';
+import { agentUpdateSettingsView, checkGitUrl, saveAgentUpdateSettings, validBranch } from '@watchpost/core/actions';
+import { audit } from '@watchpost/core/audit';
 import { ApiError } from '../../errors.ts';
 import { mountActionRoutes } from './mount.ts';
 import { ndt, nstr, settingsTags, str } from './schemas.ts';

@@ -3,7 +3,9 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
 import { AGENT_COMMAND_KIND_PATTERN, agentCommandSchema, agentConfigSchema } from '@watchpost/schemas';
-import { audit, createAgentCommand, findHost, listAgentCommands, loadAgentConfig, saveAgentConfig } from '@watchpost/core';
+import { audit } from '@watchpost/core/audit';
+import { createAgentCommand, listAgentCommands, loadAgentConfig, saveAgentConfig } from '@watchpost/core/actions';
+import { findHost } from '@watchpost/core/hosts';
 import { ApiError, notFound } from '../../errors.ts';
 import { errorRef } from '../read-schemas.ts';
 import { hostParams, settingsTags, tags } from './schemas.ts';

@@ -9,13 +9,12 @@
 // GET /actions/{id}.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ACTION_KINDS } from '@watchpost/schemas';
+import { ACTION_HOST_COLUMNS, findHost } from '@watchpost/core/hosts';
 import {
-  ACTION_HOST_COLUMNS,
   ACTION_KIND_DESCRIPTORS,
   ActionRefused,
   actionJobOptions,
   chooseSessionTransport,
-  findHost,
   finishAction,
   getAction,
   loadTargetNetworks,
@@ -26,7 +25,7 @@ import {
   type ActionResource,
   type ActionRouteContext,
   type PlannedAction,
-} from '@watchpost/core';
+} from '@watchpost/core/actions';
 import { ApiError, notFound } from '../../errors.ts';
 import { getEvent } from '../../queries/events.ts';
 import { loadTypeSettings } from '../../queries/type-settings.ts';

@@ -1,7 +1,7 @@
 // Remote-action records (api/ACTIONS.md): the list and one action, polled until it finished.
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { getAction, listActions } from '@watchpost/core';
+import { getAction, listActions } from '@watchpost/core/actions';
 import { orNotFound } from '../../errors.ts';
 import { errorRef } from '../read-schemas.ts';
 import { itemsOf } from '../shared/schemas.ts';

@@ -1,7 +1,8 @@
 // Admin side of mobile devices: single-use enrollment codes, and the device records (list, revoke, delete).
 import type { FastifyPluginAsync } from 'fastify';
 import { withTransaction } from '@watchpost/runtime';
-import { deleteDevice, getDevice, getUserById, issueEnrollmentCode, listDevices, revokeDevice } from '@watchpost/core';
+import { deleteDevice, getDevice, issueEnrollmentCode, listDevices, revokeDevice } from '@watchpost/core/devices';
+import { getUserById } from '@watchpost/core/users';
 import { ApiError, notFound } from '../../errors.ts';
 import { auditCaller } from '../shared/audit.ts';
 import { listAllRoute } from '../shared/list-route.ts';

@@ -3,7 +3,9 @@
 // refresh-token family bound to the device.
 import type { FastifyPluginAsync } from 'fastify';
 import { withTransaction } from '@watchpost/runtime';
-import { audit, enrollDevice, getDevice, getUserById } from '@watchpost/core';
+import { audit } from '@watchpost/core/audit';
+import { enrollDevice, getDevice } from '@watchpost/core/devices';
+import { getUserById } from '@watchpost/core/users';
 import { ApiError } from '../../errors.ts';
 import { issueSession } from '../../auth/tokens.ts';
 import { alertRateLimited } from '../../auth/login-limit.ts';

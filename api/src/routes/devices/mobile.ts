@@ -1,14 +1,8 @@
 // A device's own routes: its record, the VAPID public key, and its Web Push subscriptions. Device
 // sessions only where the route says so (400 NOT_A_DEVICE for a browser session).
 import type { FastifyPluginAsync } from 'fastify';
-import {
-  deletePushSubscription,
-  getDevice,
-  loadSecretsKey,
-  loadVapidKeys,
-  pushKeysProblem,
-  savePushSubscription,
-} from '@watchpost/core';
+import { deletePushSubscription, getDevice, loadVapidKeys, pushKeysProblem, savePushSubscription } from '@watchpost/core/devices';
+import { loadSecretsKey } from '@watchpost/core/secrets';
 import { ApiError, notFound } from '../../errors.ts';
 import {
   deviceSchema,

@@ -1,7 +1,7 @@
 // The devices routes' schemas (the OpenAPI document comes from them) and the request body types derived
 // from them, never written twice.
 import type { FromSchema } from 'json-schema-to-ts';
-import { ENROLLMENT_CODE_PATTERN, type DeviceRow } from '@watchpost/core';
+import { ENROLLMENT_CODE_PATTERN, type DeviceRow } from '@watchpost/core/devices';
 
 export const tags = ['devices'];
 export const mobileTags = ['mobile'];

@@ -8,10 +8,10 @@ import {
   channelConfigView,
   channelDefaults,
   descriptorOf,
-  loadSecretsKey,
   saveChannelConfig,
   type ChannelInput,
-} from '@watchpost/core';
+} from '@watchpost/core/notify';
+import { loadSecretsKey } from '@watchpost/core/secrets';
 import { ApiError } from '../../errors.ts';
 import { auditCaller } from '../shared/audit.ts';
 import { channelEnum, tags } from './schemas.ts';

@@ -1,7 +1,7 @@
 // Deliveries, newest change first (admin; state=failed: the dead ones).
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { listDeliveries } from '@watchpost/core';
+import { listDeliveries } from '@watchpost/core/notify';
 import { itemsOf } from '../shared/schemas.ts';
 import { channelEnum, dateTime, deliverySchema, deliveryView, tags } from './schemas.ts';
 

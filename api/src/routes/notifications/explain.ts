@@ -10,9 +10,9 @@ import {
   loadChannelTargets,
   loadDecisions,
   loadPolicy,
-  loadTypeSettings,
   type Decision,
-} from '@watchpost/core';
+} from '@watchpost/core/notify';
+import { loadTypeSettings } from '@watchpost/core/type-settings';
 import { getEvent } from '../../queries/events.ts';
 import { ApiError, notFound } from '../../errors.ts';
 import { decisionSchema, deliveryView, tags } from './schemas.ts';

@@ -1,7 +1,7 @@
 // The notification policy: minimum severity and channels (admin).
 import type { FastifyPluginAsync } from 'fastify';
 import type { FromSchema } from 'json-schema-to-ts';
-import { loadPolicy, savePolicy } from '@watchpost/core';
+import { loadPolicy, savePolicy } from '@watchpost/core/notify';
 import { auditCaller } from '../shared/audit.ts';
 import { policySchema, tags } from './schemas.ts';
 

@@ -4,15 +4,10 @@
 // with its reason), logs it in the audit (secrets only as set, removed or unchanged) and answers the view.
 // Admin only. A new section is its file in core and its entry in REMOTE_ACCESS_SECTIONS: no API file changes.
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
-import {
-  auditableInput,
-  loadSecretsKey,
-  REMOTE_ACCESS_SECTIONS,
-  saveSection,
-  sectionView,
-  SettingRefused,
-} from '@watchpost/core';
-import type { AnySettingsSection } from '@watchpost/core';
+import { auditableInput, saveSection, sectionView, SettingRefused } from '@watchpost/core/settings';
+import { loadSecretsKey } from '@watchpost/core/secrets';
+import { REMOTE_ACCESS_SECTIONS } from '@watchpost/core/actions';
+import type { AnySettingsSection } from '@watchpost/core/settings';
 import { ApiError } from '../../errors.ts';
 import { auditCaller } from '../shared/audit.ts';
 

@@ -1,7 +1,7 @@
 // The audit entry of an act done through the API by the signed-in caller (admin or monitor): the
 // actor is the caller's username and the address the request's client address, as on every route.
 import type { FastifyRequest } from 'fastify';
-import { audit, type AuditEntry } from '@watchpost/core';
+import { audit, type AuditEntry } from '@watchpost/core/audit';
 import type { ApiDeps } from '../../types.ts';
 
 export type CallerAct = Pick<AuditEntry, 'target' | 'details'>;

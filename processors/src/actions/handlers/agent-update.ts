@@ -6,14 +6,13 @@ import { dirname } from 'node:path';
 import type { ActionJobOf } from '@watchpost/schemas';
 import {
   compareVersions,
-  findHost,
   parseVersion,
   powerShellCommandLine,
   quotePosix,
   raiseStalledUpdate,
   quotePowerShell,
-  setHostProductVersion,
-} from '@watchpost/core';
+} from '@watchpost/core/actions';
+import { findHost, setHostProductVersion } from '@watchpost/core/hosts';
 import { RemoteError } from '../errors.ts';
 import { commandFailure } from '../ssh.ts';
 import { LINUX_UPDATER_SCRIPT } from '../linux-updater.ts';

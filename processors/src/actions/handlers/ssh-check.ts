@@ -1,5 +1,5 @@
 // ssh.check: root or passwordless sudo over SSH, persisted as the host's ssh_admin_ok.
-import { setSshAdminOk } from '@watchpost/core';
+import { setSshAdminOk } from '@watchpost/core/hosts';
 import { RemoteError } from '../errors.ts';
 import { commandFailure } from '../ssh.ts';
 import type { ActionHandler } from '../deps.ts';

@@ -2,7 +2,8 @@
 // target networks; the host key is pinned at the first connection (host store) and checked at every
 // later one, before the client authenticates.
 import type { ActionTarget } from '@watchpost/schemas';
-import { loadSshSettings, pinnedSshHostKey, pinSshHostKey } from '@watchpost/core';
+import { loadSshSettings } from '@watchpost/core/actions';
+import { pinnedSshHostKey, pinSshHostKey } from '@watchpost/core/hosts';
 import { RemoteError } from '../errors.ts';
 import { connectSsh, type SshConnection } from '../ssh.ts';
 import type { ActionDeps } from '../deps.ts';

@@ -3,7 +3,8 @@
 // and checked against the target networks; the connection goes to the IP returned, never to a second
 // resolution of the name (DNS rebinding).
 import type { ActionTarget } from '@watchpost/schemas';
-import { isHostConfirmed, loadTargetNetworks, resolveActionTarget } from '@watchpost/core';
+import { isHostConfirmed } from '@watchpost/core/hosts';
+import { loadTargetNetworks, resolveActionTarget } from '@watchpost/core/actions';
 import { abortable, RemoteError } from '../errors.ts';
 import type { ActionDeps } from '../deps.ts';
 

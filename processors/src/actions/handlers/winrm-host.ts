@@ -9,13 +9,8 @@
 // winrm-session-runner.ts; nothing here knows the agent.
 import { readFileSync } from 'node:fs';
 import type { ActionJobBase, ActionTarget } from '@watchpost/schemas';
-import {
-  loadWinrmSettings,
-  pinnedWinrmCertificate,
-  proposeWinrmCertificate,
-  winrmRefusal,
-  type WinrmSettings,
-} from '@watchpost/core';
+import { loadWinrmSettings, winrmRefusal, type WinrmSettings } from '@watchpost/core/actions';
+import { pinnedWinrmCertificate, proposeWinrmCertificate } from '@watchpost/core/hosts';
 import { RemoteError } from '../errors.ts';
 import { WinrmClient, type CommandResult, type PeerCertificate } from '../winrm.ts';
 import type { ActionDeps } from '../deps.ts';

@@ -15,7 +15,7 @@ import {
   type SessionAction,
   type SessionJob,
   type SessionListing,
-} from '@watchpost/core';
+} from '@watchpost/core/actions';
 import { RemoteError } from '../errors.ts';
 import { parseQwinsta } from '../qwinsta.ts';
 import type { WinrmClient } from '../winrm.ts';

@@ -1,6 +1,6 @@
 // host_silence, event side: a heartbeat or daily report closes the host's live host_silence problem
 // automatically (also an acknowledged one). The opening side is the liveness scan (../liveness.ts).
-import { HOST_SILENCE_TYPE } from '@watchpost/core';
+import { HOST_SILENCE_TYPE } from '@watchpost/core/problems';
 import { SILENCE_RULE, fingerprintOf, isLivenessType } from '../rules.ts';
 import type { Rule } from './rule.ts';
 

@@ -2,7 +2,7 @@
 // (core/src/hosts/binding.ts decides, before the rules run) opens or extends a high
 // host_identity_conflict problem, notified like any new problem. The host's facts stay; the pending
 // identity change waits for an admin (accepting or rejecting it resolves the problem).
-import { HOST_IDENTITY_CONFLICT_TYPE, HOST_IDENTITY_RULE } from '@watchpost/core';
+import { HOST_IDENTITY_CONFLICT_TYPE, HOST_IDENTITY_RULE } from '@watchpost/core/hosts';
 import { fingerprintOf } from '../rules.ts';
 import type { Rule } from './rule.ts';
 

@@ -23,7 +23,7 @@
 // 302, then a 303 per flap. So a 303 with a duration decides alone, in any delivery order: 1 to 10 s is a
 // flap (the badge on the 303, the pair without a connect), longer is none; it never waits, and uses up a
 // connect waiting before it (its own, or one left by an earlier run) without a trace in the problem.
-import { windowTime } from '@watchpost/core';
+import { windowTime } from '@watchpost/core/window-time';
 import {
   FLAP_DEDUP_MS,
   FLAP_RULE,

@@ -4,7 +4,8 @@
 // (work.ts), which writes the outcome set-based through core's problem store. A new rule is a new
 // module in RULES (rules/index.ts) with its table test.
 import type { Severity } from '@watchpost/schemas';
-import type { IdentityVerdict, TimelineEvent } from '@watchpost/core';
+import type { IdentityVerdict } from '@watchpost/core/hosts';
+import type { TimelineEvent } from '@watchpost/core/problems';
 import type { CorrelateEnvelope, CorrelateEvent } from '../rules.ts';
 import type { BatchWork, Needs } from '../work.ts';
 

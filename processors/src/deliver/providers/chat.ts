@@ -2,7 +2,7 @@
 // self-hosted Bot API server) and Slack-compatible incoming webhooks (Slack, Mattermost and
 // Rocket.Chat accept the same `{"text": ...}` body). Both go through the SSRF guard, as webhooks do:
 // a hook URL is a webhook in all but name, and test-send shows what the endpoint answered.
-import { sliceWhole } from '@watchpost/core';
+import { sliceWhole } from '@watchpost/core/pg-safe';
 import { DeliveryError, checkHttpStatus } from '../errors.ts';
 import { post } from '../http.ts';
 import type { Provider } from './provider.ts';

@@ -8,7 +8,7 @@
 // NOTIFY_EMAIL_ALLOW (or SMTP_HOST, the operator's own server) names them.
 import { isIP } from 'node:net';
 import nodemailer from 'nodemailer';
-import { isLoopbackHost, type EmailConfig } from '@watchpost/core';
+import { isLoopbackHost, type EmailConfig } from '@watchpost/core/notify';
 import { DeliveryError } from '../errors.ts';
 import { hostListing, resolveAllowed, SsrfRefused } from '../../shared/ssrf.ts';
 import type { Provider } from './provider.ts';

@@ -1,7 +1,8 @@
 // One small interface for every channel: send one rendered notification to one destination of the
 // channel, answer a short description of the provider's answer, or throw a DeliveryError. What a
 // channel's settings and destinations are is its descriptor's (core/src/notify/channels/).
-import type { ChannelConfigs, VapidKeys } from '@watchpost/core';
+import type { ChannelConfigs } from '@watchpost/core/notify';
+import type { VapidKeys } from '@watchpost/core/devices';
 import type { Pool } from '@watchpost/runtime';
 import type { DeliveryJob, NotifyChannel } from '@watchpost/schemas';
 import type { Rendered } from '../templates.ts';

@@ -5,7 +5,7 @@
 // subscriptions an earlier attempt already reached. Endpoints pass the SSRF guard (NOTIFY_PUSH_ALLOW).
 import https from 'node:https';
 import webpush from 'web-push';
-import { pushKeysProblem, pushTargets, removePushSubscription } from '@watchpost/core';
+import { pushKeysProblem, pushTargets, removePushSubscription } from '@watchpost/core/devices';
 import type { NotificationSubject } from '@watchpost/schemas';
 import { DeliveryError } from '../errors.ts';
 import { checkUrl, guardedLookup, hostListing } from '../../shared/ssrf.ts';
