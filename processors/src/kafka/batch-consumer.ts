@@ -20,7 +20,7 @@
 // dropped on GROUP_JOIN and simply read again.
 import type { EachBatchPayload, Kafka, Producer } from 'kafkajs';
 import type { Logger } from '@watchpost/runtime';
-import { decodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
+import type { EventEnvelope } from '@watchpost/schemas';
 import { CommitTracker, tpKey } from './commit-tracker.ts';
 import { DeadLetterWriter } from './dead-letter-writer.ts';
 import { GroupSupervisor } from './group-supervisor.ts';
@@ -31,10 +31,12 @@ import {
   type BatchStep,
   type Decoded,
   type DecodedMessage,
+  type MessageAt,
   type RawMessage,
   type RawResult,
 } from './steps.ts';
 import { lagGauge } from './consumer-metrics.ts';
+import { decodeEventShared, registerReader } from './shared-decode.ts';
 
 export { backoffMs } from './partition-writer.ts';
 export type { Decoded, DecodedMessage, RawMessage, RawResult } from './steps.ts';
@@ -105,18 +107,17 @@ export interface BatchConsumer {
   ready(): boolean;
 }
 
-function decodeEvent(value: Buffer | null): Decoded<EventEnvelope> {
-  const d = decodeEnvelope(value);
-  return d.ok ? { ok: true, value: d.envelope } : d;
-}
-
-/** The step of the options: the handler's decoded messages, or raw ones for handleRaw. */
-function stepOf<T>(opts: BatchConsumerOptions<T>, inputs: ConsumerInput<T>[]): BatchStep<unknown> {
-  if (opts.handleRaw) return rawStep((batch) => opts.handleRaw!(batch)) as BatchStep<unknown>;
+/**
+ * The step of the options: the handler's decoded messages, or raw ones for handleRaw; and the topics
+ * whose events it decodes with the shared decoder (registered while the consumer runs).
+ */
+function stepOf<T>(opts: BatchConsumerOptions<T>, inputs: ConsumerInput<T>[]): { step: BatchStep<unknown>; shared: string[] } {
+  if (opts.handleRaw) return { step: rawStep((batch) => opts.handleRaw!(batch)) as BatchStep<unknown>, shared: [] };
   const decoders = new Map(
-    inputs.map((i) => [i.topic, i.decode ?? (decodeEvent as unknown as (v: Buffer | null) => Decoded<T>)]),
+    inputs.map((i) => [i.topic, i.decode ?? (decodeEventShared as unknown as (v: Buffer | null, at: MessageAt) => Decoded<T>)]),
   );
-  return decodedStep(decoders, (batch) => opts.handle!(batch)) as BatchStep<unknown>;
+  const step = decodedStep(decoders, (batch) => opts.handle!(batch)) as BatchStep<unknown>;
+  return { step, shared: inputs.filter((i) => !i.decode).map((i) => i.topic) };
 }
 
 export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerOptions<T>): Promise<BatchConsumer> {
@@ -124,7 +125,7 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
   if (!opts.handle === !opts.handleRaw) throw new Error('startBatchConsumer: give exactly one of handle and handleRaw');
   const inputs: ConsumerInput<T>[] = opts.inputs ?? (opts.topic ? [{ topic: opts.topic }] : []);
   if (inputs.length === 0) throw new Error('startBatchConsumer: give topic or inputs');
-  const step = stepOf(opts, inputs);
+  const { step, shared } = stepOf(opts, inputs);
   const topics = inputs.map((i) => i.topic);
   const sessionTimeout = opts.sessionTimeoutMs ?? 30_000;
   const stallMs = opts.stallMs ?? 60_000;
@@ -262,6 +263,8 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
     return true;
   };
 
+  // Counted once the consumer runs: a start that failed leaves nothing waiting for it
+  const unregister = shared.map(registerReader);
   let stopped: Promise<void> | undefined;
   return {
     stop() {
@@ -276,6 +279,7 @@ export async function startBatchConsumer<T = EventEnvelope>(opts: BatchConsumerO
         );
         await group.disconnect();
         await producer.disconnect().catch(() => {});
+        for (const u of unregister) u();
         log.info({ consumer: name }, 'batch consumer stopped');
       })();
       return stopped;

@@ -59,13 +59,20 @@ const NO_POISON: RawResult = { poison: [] };
 const RAW = Symbol('raw');
 
 /** Decodes at fetch with the topic's decoder; the handler gets decoded messages. */
+/** Where a message sits, for a decoder that reuses another group's decode (shared-decode.ts). */
+export interface MessageAt {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
 export function decodedStep<T>(
-  decoders: ReadonlyMap<string, (value: Buffer | null) => Decoded<T>>,
+  decoders: ReadonlyMap<string, (value: Buffer | null, at: MessageAt) => Decoded<T>>,
   handle: (batch: DecodedMessage<T>[]) => Promise<void>,
 ): BatchStep<DecodedMessage<T>> {
   return {
     take(m, topic, partition) {
-      const decoded = decoders.get(topic)!(m.value);
+      const decoded = decoders.get(topic)!(m.value, { topic, partition, offset: m.offset });
       if (!decoded.ok) return decoded;
       const dm: DecodedMessage<T> = {
         envelope: decoded.value,
