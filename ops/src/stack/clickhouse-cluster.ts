@@ -357,22 +357,25 @@ export async function startTestCluster(
 }
 
 /**
- * The shape the cluster's state was made with, kept beside it: another shape on the same state would
- * leave a new shard without tables (the migration log, replicated to every server, says they exist) and
- * ZooKeeper with a replica that never comes back. Refused, with what to do.
+ * The shape the cluster's state was made with, read from its servers' folders (node-<shard>-<replica>):
+ * another shape on the same state would leave a new shard without tables (the migration log, replicated
+ * to every server, says they exist) and ZooKeeper with a replica that never comes back. Refused, with
+ * what to do. No state yet: any shape.
  */
 export function checkClusterShape(l: ClickhouseClusterLayout): void {
-  const file = join(l.dir, 'shape');
-  const shape = `${l.shards} shard(s) x ${l.replicas} replica(s)`;
-  if (existsSync(file)) {
-    const was = readFileSync(file, 'utf8').trim();
-    if (was !== shape)
-      throw new Error(
-        `the ClickHouse cluster's state in ${l.dir} is ${was}, and STACK_CLICKHOUSE_SHARDS/_REPLICAS ask for ${shape}: ` +
-          'set them as before, or `npm run stack -- down` and remove that folder (its events go with it)',
-      );
-    return;
-  }
-  mkdirSync(l.dir, { recursive: true });
-  writeFileSync(file, `${shape}\n`);
+  if (!existsSync(l.dir)) return;
+  const have = readdirSync(l.dir)
+    .filter((d) => /^node-\d+-\d+$/.test(d))
+    .sort();
+  if (have.length === 0) return;
+  const want = clusterNodes(l)
+    .map((n) => `node-${n.shard}-${n.replica}`)
+    .sort();
+  if (have.join() === want.join()) return;
+  const shards = new Set(have.map((d) => d.split('-')[1])).size;
+  const was = `${shards} shard(s) x ${have.length / shards} replica(s)`;
+  throw new Error(
+    `the ClickHouse cluster's state in ${l.dir} is ${was}, and STACK_CLICKHOUSE_SHARDS/_REPLICAS ask for ` +
+      `${l.shards} shard(s) x ${l.replicas} replica(s): set them as before, or \`npm run stack -- down\` and remove that folder (its events go with it)`,
+  );
 }
