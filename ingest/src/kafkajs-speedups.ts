@@ -9,7 +9,9 @@
 //   bits (timestamp deltas) skips the Long arithmetic.
 // - CRC32C slicing by 8 bytes, installed before kafkajs loads its record batch encoder (which binds the
 //   CRC function when it is first required, at the first produce or fetch of the process).
+// - The produce request (kafkajs-produce.ts) written in one pass into one buffer.
 import { createRequire } from 'node:module';
+import { fastProduceRequest } from './kafkajs-produce.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -29,6 +31,7 @@ interface EncoderClass {
 }
 
 const Encoder = require('kafkajs/src/protocol/encoder.js') as EncoderClass;
+type ProduceFactory = Parameters<typeof fastProduceRequest>[0];
 const origSizeOfVarLong = Encoder.sizeOfVarLong;
 /** kafkajs's own implementations (tests compare against them). */
 export const originals = {
@@ -38,6 +41,8 @@ export const originals = {
   sizeOfVarLong: (value: unknown) => origSizeOfVarLong.call(Encoder, value),
   nextPowerOfTwo: Encoder.nextPowerOfTwo,
   crc32C: require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (b: Buffer) => number,
+  /** Produce v3's request factory, once installProduce replaced it. */
+  produceRequest: undefined as ProduceFactory | undefined,
 };
 
 // ---- CRC32C (Castagnoli), slicing by 8 -----------------------------------------------------------------
@@ -155,11 +160,29 @@ export function createMemoPartitioner(createDefault: () => Partitioner): () => P
 
 let installed = false;
 
-/** Installs the replacements (idempotent). Returns whether the CRC could still be swapped in. */
-export function installKafkajsSpeedups(): { crc: boolean } {
+const producePath = require.resolve('kafkajs/src/protocol/requests/produce/v3/request.js');
+
+/**
+ * Produce v3's request factory (v4-v7 take it from v3's module when they are first required, at the first
+ * produce) replaced in the module cache, unless a later version already holds the original.
+ */
+function installProduce(): boolean {
+  const later = [4, 5, 6, 7].map((v) => require.resolve(`kafkajs/src/protocol/requests/produce/v${v}/request.js`));
+  if (later.some((p) => require.cache[p])) return false;
+  const original = require(producePath) as ProduceFactory;
+  if ((original as { fast?: true }).fast) return true;
+  originals.produceRequest = original;
+  const fast = Object.assign(fastProduceRequest(original, crc32c), { fast: true as const });
+  require.cache[producePath]!.exports = fast;
+  return true;
+}
+
+/** Installs the replacements (idempotent). Returns whether the CRC and the produce request could still be swapped in. */
+export function installKafkajsSpeedups(): { crc: boolean; produce: boolean } {
   const crcPath = require.resolve('kafkajs/src/protocol/recordBatch/crc32C/index.js');
   const crcSwapped = () => (require.cache[crcPath]?.exports as unknown) === crc32c;
-  if (installed) return { crc: crcSwapped() };
+  const produceSwapped = () => (require.cache[producePath]?.exports as { fast?: true } | undefined)?.fast === true;
+  if (installed) return { crc: crcSwapped(), produce: produceSwapped() };
   installed = true;
   Encoder.prototype.ensureAvailable = ensureAvailable;
   Encoder.prototype.writeUVarInt = writeUVarInt;
@@ -178,5 +201,5 @@ export function installKafkajsSpeedups(): { crc: boolean } {
     m.exports = crc32c;
     require.cache[crcPath] = m;
   }
-  return { crc: crcSwapped() };
+  return { crc: crcSwapped(), produce: installProduce() };
 }
