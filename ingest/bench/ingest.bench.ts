@@ -749,8 +749,9 @@ try {
         return file;
       };
       const meanP50 = (k: 'bare' | 'single') => rows.reduce((a, r) => a + r[k].p50, 0) / rows.length;
-      const bareScript = await pacedScript('bare', bare, meanP50('bare'), 40);
-      const ingestScript = await pacedScript('ingest', ingest, meanP50('single'), 42);
+      // Phases 70-73: event ids apart from every other phase's (a shared phase would answer 409).
+      const bareScript = await pacedScript('bare', bare, meanP50('bare'), 70);
+      const ingestScript = await pacedScript('ingest', ingest, meanP50('single'), 72);
       console.log(
         `\npaced: each server offered ${PACED_RATIO} x the bare server's mean rate (${fmt(offered)}/s), ${CONNECTIONS} connections`,
       );
