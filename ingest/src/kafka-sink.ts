@@ -2,11 +2,8 @@
 // micro-batch; every attempt (connect + send) is bounded by the produce timeout so a request never
 // waits on an unreachable broker for longer than that.
 import { Partitioners, type Kafka, type Producer } from 'kafkajs';
-import { compressionType } from '@watchpost/runtime';
+import { compressionType, createMemoPartitioner } from '@watchpost/runtime';
 import type { KafkaCompression } from '@watchpost/runtime';
-import { createMemoPartitioner, installKafkajsSpeedups } from './kafkajs-speedups.ts';
-
-installKafkajsSpeedups();
 
 /** Producers (connections) per sink: sends out at once. */
 const SINK_LANES = 2;

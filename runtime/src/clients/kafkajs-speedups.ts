@@ -10,7 +10,9 @@
 // - CRC32C slicing by 8 bytes, installed before kafkajs loads its record batch encoder (which binds the
 //   CRC function when it is first required, at the first produce or fetch of the process).
 // - The produce request (kafkajs-produce.ts) written in one pass into one buffer.
+// - Fetched records (kafkajs-fetch.ts) decoded with plain numbers where they are exact.
 import { createRequire } from 'node:module';
+import { decodeRecord } from './kafkajs-fetch.ts';
 import { fastProduceRequest } from './kafkajs-produce.ts';
 
 const require = createRequire(import.meta.url);
@@ -43,6 +45,8 @@ export const originals = {
   crc32C: require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (b: Buffer) => number,
   /** Produce v3's request factory, once installProduce replaced it. */
   produceRequest: undefined as ProduceFactory | undefined,
+  /** kafkajs's record v0 decoder, once installFetch replaced it. */
+  decodeRecord: undefined as typeof decodeRecord | undefined,
 };
 
 // ---- CRC32C (Castagnoli), slicing by 8 -----------------------------------------------------------------
@@ -177,12 +181,24 @@ function installProduce(): boolean {
   return true;
 }
 
+const recordDecoderPath = require.resolve('kafkajs/src/protocol/recordBatch/record/v0/decoder.js');
+
+/** The record decoder replaced in the module cache, unless the batch decoder already holds kafkajs's. */
+function installFetch(): boolean {
+  if (require.cache[require.resolve('kafkajs/src/protocol/recordBatch/v0/decoder.js')])
+    return require.cache[recordDecoderPath]?.exports === decodeRecord;
+  originals.decodeRecord ??= require(recordDecoderPath) as typeof decodeRecord;
+  require.cache[recordDecoderPath]!.exports = decodeRecord;
+  return true;
+}
+
 /** Installs the replacements (idempotent). Returns whether the CRC and the produce request could still be swapped in. */
-export function installKafkajsSpeedups(): { crc: boolean; produce: boolean } {
+export function installKafkajsSpeedups(): { crc: boolean; produce: boolean; fetch: boolean } {
   const crcPath = require.resolve('kafkajs/src/protocol/recordBatch/crc32C/index.js');
   const crcSwapped = () => (require.cache[crcPath]?.exports as unknown) === crc32c;
   const produceSwapped = () => (require.cache[producePath]?.exports as { fast?: true } | undefined)?.fast === true;
-  if (installed) return { crc: crcSwapped(), produce: produceSwapped() };
+  const fetchSwapped = () => require.cache[recordDecoderPath]?.exports === decodeRecord;
+  if (installed) return { crc: crcSwapped(), produce: produceSwapped(), fetch: fetchSwapped() };
   installed = true;
   Encoder.prototype.ensureAvailable = ensureAvailable;
   Encoder.prototype.writeUVarInt = writeUVarInt;
@@ -201,5 +217,5 @@ export function installKafkajsSpeedups(): { crc: boolean; produce: boolean } {
     m.exports = crc32c;
     require.cache[crcPath] = m;
   }
-  return { crc: crcSwapped(), produce: installProduce() };
+  return { crc: crcSwapped(), produce: installProduce(), fetch: installFetch() };
 }
