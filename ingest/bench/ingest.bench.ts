@@ -69,6 +69,8 @@ const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 200_000);
 const ONLY = process.env.BENCH_ONLY;
 const SMTP_CONNECTIONS = Number(process.env.BENCH_SMTP_CONNECTIONS ?? 16);
 const HOSTS = Number(process.env.BENCH_HOSTS ?? 1000);
+/** Ingest processes in the saturated single-event rounds (wrk's connections split evenly over them). */
+const INGEST_PROCESSES = Math.max(1, Number(process.env.BENCH_INGEST_PROCESSES ?? 1));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 const load1 = () => loadavg()[0]!.toFixed(2);
@@ -298,6 +300,28 @@ async function startServer(
   return { child, url: `http://127.0.0.1:${port}`, port };
 }
 
+/**
+ * wrk against several servers at once, the connections split evenly, each wrk with a phase of its own
+ * (its event ids); requests and errors summed, the longest run, the slowest p50 and p99 of them.
+ */
+async function runWrkSpread(urls: string[], script: string, connections: number, phase: number): Promise<WrkResult> {
+  const rs = await Promise.all(
+    urls.map((u, k) =>
+      runWrk(u, script, { connections: Math.ceil(connections / urls.length), seconds: SECONDS, phase: phase + 100 * k, key }),
+    ),
+  );
+  const sum = (f: (r: WrkResult) => number) => rs.reduce((a, r) => a + f(r), 0);
+  const max = (f: (r: WrkResult) => number) => Math.max(...rs.map(f));
+  return {
+    requests: sum((r) => r.requests),
+    seconds: max((r) => r.seconds),
+    non2xx: sum((r) => r.non2xx),
+    socketErrors: sum((r) => r.socketErrors),
+    p50ms: max((r) => r.p50ms),
+    p99ms: max((r) => r.p99ms),
+  };
+}
+
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) {
     child.kill('SIGTERM');
@@ -367,7 +391,8 @@ interface Row {
 
 async function measure(
   name: string,
-  server: { child: ChildProcess; url: string },
+  /** `others`: more processes of the same server, measured with it. */
+  server: { child: ChildProcess; url: string; others?: ChildProcess[] },
   script: string,
   connections: number,
   eventsPerRequest: number,
@@ -377,7 +402,7 @@ async function measure(
   run: () => Promise<WrkResult> = () => runWrk(server.url, script, { connections, seconds: SECONDS, phase, key }),
 ): Promise<Row> {
   const before = countTopic ? await topicTotal(stores.config.topics.events) : 0;
-  const end = meter.start([server.child.pid!]);
+  const end = meter.start([server.child, ...(server.others ?? [])].map((c) => c.pid!));
   const r = await run();
   const usage = end();
   const ok = r.requests - r.non2xx;
@@ -701,16 +726,38 @@ try {
   if (!ONLY || ONLY === 'single') {
     const bare = await startServer('bare');
     const ingest = await startServer('ingest');
+    const extra = await Promise.all(Array.from({ length: INGEST_PROCESSES - 1 }, () => startServer('ingest')));
+    const ingestAll = { ...ingest, others: extra.map((e) => e.child) };
+    const spread = extra.length ? ` (${INGEST_PROCESSES} processes)` : '';
     try {
       await runWrk(bare.url, single, { connections: CONNECTIONS, seconds: 2, phase: 1, key });
       await runWrk(ingest.url, single, { connections: CONNECTIONS, seconds: 2, phase: 2, key });
+      for (const [k, e] of extra.entries())
+        await runWrk(e.url, single, { connections: CONNECTIONS, seconds: 2, phase: 202 + k, key });
       console.log(`\nsingle events: ${ROUNDS} alternating rounds, wrk 1 thread, ${CONNECTIONS} connections`);
       header();
       for (let i = 0; i < ROUNDS; i++) {
         const b = await measure(`round ${i + 1}: bare fastify + ajv`, bare, single, CONNECTIONS, 1, 10 + i, false);
         bareWindows.push(b);
         print(b);
-        const s = await measure(`round ${i + 1}: ingest POST /api/v1/events`, ingest, single, CONNECTIONS, 1, 20 + i, true);
+        const s = await measure(
+          `round ${i + 1}: ingest POST /api/v1/events${spread}`,
+          ingestAll,
+          single,
+          CONNECTIONS,
+          1,
+          20 + i,
+          true,
+          extra.length
+            ? () =>
+                runWrkSpread(
+                  [ingest, ...extra].map((x) => x.url),
+                  single,
+                  CONNECTIONS,
+                  20 + i,
+                )
+            : undefined,
+        );
         print(s);
         rows.push({ bare: b, single: s });
       }
@@ -771,6 +818,7 @@ try {
     } finally {
       await stop(bare.child);
       await stop(ingest.child);
+      for (const e of extra) await stop(e.child);
     }
   }
   if (ONLY && ONLY !== 'single') {
