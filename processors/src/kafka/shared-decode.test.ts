@@ -55,4 +55,27 @@ describe('sharedDecode', () => {
     one();
     two();
   });
+
+  it('keeps partitions and offsets apart at every size (offsets past 2^43 and 2^53, partitions past 1024)', () => {
+    const off = [registerReader('t4'), registerReader('t4')];
+    const { calls, decode } = counting();
+    const at: [number, string][] = [
+      [0, '1024'],
+      [1, '0'],
+      [1024, '0'],
+      [0, '1'],
+      [2000, '8796093022208'],
+      [0, '8796093022208'],
+      [0, '8796093022209'],
+      [3, '9007199254740993'],
+      [3, '9007199254740992'],
+    ];
+    for (const [p, o] of at) sharedDecode('t4', p, o, Buffer.from(`${p}/${o}`), decode);
+    expect(calls).toEqual(at.map(([p, o]) => `${p}/${o}`));
+    // each one's second group gets its own decode back
+    for (const [p, o] of at)
+      expect(sharedDecode('t4', p, o, Buffer.from(`${p}/${o}`), decode)).toEqual({ ok: true, value: { text: `${p}/${o}` } });
+    expect(calls).toHaveLength(at.length);
+    off.forEach((f) => f());
+  });
 });

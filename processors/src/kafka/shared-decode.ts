@@ -10,7 +10,7 @@
 import { decodeEnvelope, type EventEnvelope } from '@watchpost/schemas';
 import type { Decoded, MessageAt } from './steps.ts';
 
-/** At most this many decoded messages wait for the other groups (~3 KB each), at least half of it. */
+/** At most this many decoded messages of a topic wait for the other groups (~3 KB each), at least half of it. */
 const MAX_ENTRIES = 20_000;
 
 interface Entry {
@@ -20,12 +20,29 @@ interface Entry {
   left: number;
 }
 
+/**
+ * A topic's decoded messages by partition and offset. Two generations instead of one map evicted from its
+ * front: deleting the oldest key of a Map again and again makes V8 skip ever more holes to find the next
+ * one (a profile showed it above JSON.parse). When the young generation is full it becomes the old one
+ * and the old one is dropped: O(1) per message.
+ */
+interface Memo {
+  young: Map<number | string, Entry>;
+  old: Map<number | string, Entry>;
+}
+
 const readers = new Map<string, number>();
-// Two generations instead of one map evicted from its front: deleting the oldest key of a Map again and
-// again makes V8 skip ever more holes to find the next one (a profile showed it above JSON.parse). When
-// the young generation is full it becomes the old one and the old one is dropped: O(1) per message.
-let young = new Map<string, Entry>();
-let old = new Map<string, Entry>();
+const memos = new Map<string, Memo>();
+
+/**
+ * The memo's key of a partition's offset: a number while offset x 1024 + partition is exact (offsets below
+ * 2^43, partitions below 1024). A string key built per lookup (topic, partition and offset joined) cost
+ * 4 % of the drain's main thread in hashing alone.
+ */
+function keyOf(partition: number, offset: string): number | string {
+  const n = Number(offset);
+  return n < 2 ** 43 && partition < 1024 ? n * 1024 + partition : `${partition}:${offset}`;
+}
 
 /** A group of this process reads `topic` with the shared decoder; the returned function ends that. */
 export function registerReader(topic: string): () => void {
@@ -38,7 +55,7 @@ export function registerReader(topic: string): () => void {
     if (n > 0) readers.set(topic, n);
     else {
       readers.delete(topic);
-      for (const m of [young, old]) for (const k of m.keys()) if (k.startsWith(`${topic}\u0000`)) m.delete(k);
+      memos.delete(topic);
     }
   };
 }
@@ -53,25 +70,29 @@ export function sharedDecode<T>(
 ): Decoded<T> {
   const others = (readers.get(topic) ?? 1) - 1;
   if (others <= 0 || value === null) return decode(value);
-  const key = `${topic}\u0000${partition}\u0000${offset}`;
-  const inYoung = young.get(key);
-  const hit = inYoung ?? old.get(key);
+  let memo = memos.get(topic);
+  if (!memo) memos.set(topic, (memo = { young: new Map(), old: new Map() }));
+  const key = keyOf(partition, offset);
+  const inYoung = memo.young.get(key);
+  const hit = inYoung ?? memo.old.get(key);
   if (hit && hit.raw.equals(value)) {
-    if (--hit.left <= 0) (inYoung ? young : old).delete(key);
+    if (--hit.left <= 0) (inYoung ? memo.young : memo.old).delete(key);
     return hit.decoded as Decoded<T>;
   }
   const decoded = decode(value);
-  if (young.size >= MAX_ENTRIES / 2) {
-    old = young;
-    young = new Map();
+  if (memo.young.size >= MAX_ENTRIES / 2) {
+    memo.old = memo.young;
+    memo.young = new Map();
   }
-  young.set(key, { raw: value, decoded, left: others });
+  memo.young.set(key, { raw: value, decoded, left: others });
   return decoded;
 }
 
 /** For tests: what waits in the memo. */
 export function sharedDecodeSize(): number {
-  return young.size + old.size;
+  let n = 0;
+  for (const m of memos.values()) n += m.young.size + m.old.size;
+  return n;
 }
 
 function decodeEvent(value: Buffer | null): Decoded<EventEnvelope> {
