@@ -1,17 +1,15 @@
 // Silences kafkajs's one-time notice about its v2 default partitioner; we use the default (murmur2, Java-compatible).
 process.env.KAFKAJS_NO_PARTITIONER_WARNING ??= '1';
 
+// Every process that talks to Kafka encodes and decodes records through kafkajs-speedups.ts, installed
+// by this first import before the kafkajs package loads (kafkajs-install.ts says why).
+import { kafkajsSpeedups } from './kafkajs-install.ts';
 import { constants as zlibConstants, zstdCompressSync, zstdDecompressSync } from 'node:zlib';
 import kafkajs, { Kafka, logLevel, type Admin, type ITopicConfig } from 'kafkajs';
 import type { KafkaCompression } from '../config/config.ts';
-import { installKafkajsSpeedups } from './kafkajs-speedups.ts';
 
-export { Kafka };
+export { Kafka, kafkajsSpeedups };
 export { createMemoPartitioner } from './kafkajs-speedups.ts';
-
-// Every process that talks to Kafka encodes and decodes records through kafkajs-speedups.ts: installed
-// here, before any client exists, so that it takes effect ahead of kafkajs's first produce and fetch.
-installKafkajsSpeedups();
 
 /** The kafkajs `compression` value for a configured choice. */
 export function compressionType(c: KafkaCompression): number {

@@ -2,10 +2,16 @@
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import { crc32c, createMemoPartitioner, installKafkajsSpeedups, originals } from './kafkajs-speedups.ts';
+import {
+  crc32c,
+  createMemoPartitioner,
+  groupMessagesPerPartition,
+  installKafkajsSpeedups,
+  originals,
+} from './kafkajs-speedups.ts';
 
 const require = createRequire(import.meta.url);
-installKafkajsSpeedups();
+const installed = installKafkajsSpeedups();
 type Enc = {
   buf: Buffer;
   offset: number;
@@ -111,4 +117,18 @@ it('the memo partitioner picks kafkajs’s DefaultPartitioner’s partition for 
   expect(ours({ topic: 't', partitionMetadata: meta(4), message: { key: 'x', partition: 2 } })).toBe(2);
   const seen = new Set(Array.from({ length: 20 }, () => ours({ topic: 't', partitionMetadata: meta(4), message: {} })));
   expect([...seen].sort()).toEqual([0, 2, 3]);
+});
+
+it('groups a send’s messages by partition as kafkajs does (the same object, each partition’s messages in order), and is installed', () => {
+  expect(installed.grouping).toBe(true);
+  expect(require('kafkajs/src/producer/groupMessagesPerPartition.js')).toBe(groupMessagesPerPartition);
+  const partitionMetadata = [0, 1, 2, 3, 4].map((p) => ({ partitionId: p, leader: 0 }));
+  const messages = Array.from({ length: 1000 }, (_, i) => ({ key: `h${i % 37}`, value: String(i), n: i }));
+  const partitioner = ({ message }: { message: unknown }) => ((message as { n: number }).n * 7) % 5;
+  for (const meta of [partitionMetadata, partitionMetadata.slice(0, 1), []]) {
+    const args = { topic: 't', partitionMetadata: meta, messages, partitioner };
+    const ours = groupMessagesPerPartition(args);
+    expect(ours).toEqual(originals.groupMessagesPerPartition!(args));
+    expect(Object.keys(ours)).toEqual(Object.keys(originals.groupMessagesPerPartition!(args)));
+  }
 });

@@ -11,6 +11,8 @@
 //   CRC function when it is first required, at the first produce or fetch of the process).
 // - The produce request (kafkajs-produce.ts) written in one pass into one buffer.
 // - Fetched records (kafkajs-fetch.ts) decoded with plain numbers where they are exact.
+// - The producer's grouping of a send's messages by partition in one pass (kafkajs copied each
+//   partition's array once per message: quadratic in the messages of a send, 1.3 % of the drain).
 import { createRequire } from 'node:module';
 import { decodeRecord } from './kafkajs-fetch.ts';
 import { fastProduceRequest } from './kafkajs-produce.ts';
@@ -45,6 +47,8 @@ export const originals = {
   crc32C: require('kafkajs/src/protocol/recordBatch/crc32C/crc32C.js') as (b: Buffer) => number,
   /** Produce v3's request factory, once installProduce replaced it. */
   produceRequest: undefined as ProduceFactory | undefined,
+  /** kafkajs's grouping of a send's messages, once installGrouping replaced it. */
+  groupMessagesPerPartition: undefined as Partitioned | undefined,
   /** kafkajs's record v0 decoder, once installFetch replaced it. */
   decodeRecord: undefined as typeof decodeRecord | undefined,
 };
@@ -192,13 +196,42 @@ function installFetch(): boolean {
   return true;
 }
 
+const groupingPath = require.resolve('kafkajs/src/producer/groupMessagesPerPartition.js');
+type Partitioned = (args: {
+  topic: string;
+  partitionMetadata: unknown[];
+  messages: unknown[];
+  partitioner: (a: { topic: string; partitionMetadata: unknown[]; message: unknown }) => number;
+}) => Record<number, unknown[]>;
+
+/** kafkajs's groupMessagesPerPartition, the same object (partition -> its messages in order), in one pass. */
+export const groupMessagesPerPartition: Partitioned = ({ topic, partitionMetadata, messages, partitioner }) => {
+  const result: Record<number, unknown[]> = {};
+  if (partitionMetadata.length === 0) return result;
+  for (const message of messages) {
+    const partition = partitioner({ topic, partitionMetadata, message });
+    (result[partition] ??= []).push(message);
+  }
+  return result;
+};
+
+/** The grouping replaced in the module cache, unless the producer's sendMessages already holds kafkajs's. */
+function installGrouping(): boolean {
+  if (require.cache[require.resolve('kafkajs/src/producer/sendMessages.js')])
+    return require.cache[groupingPath]?.exports === groupMessagesPerPartition;
+  originals.groupMessagesPerPartition ??= require(groupingPath) as Partitioned;
+  require.cache[groupingPath]!.exports = groupMessagesPerPartition;
+  return true;
+}
+
 /** Installs the replacements (idempotent). Returns whether the CRC and the produce request could still be swapped in. */
-export function installKafkajsSpeedups(): { crc: boolean; produce: boolean; fetch: boolean } {
+export function installKafkajsSpeedups(): { crc: boolean; produce: boolean; fetch: boolean; grouping: boolean } {
   const crcPath = require.resolve('kafkajs/src/protocol/recordBatch/crc32C/index.js');
   const crcSwapped = () => (require.cache[crcPath]?.exports as unknown) === crc32c;
   const produceSwapped = () => (require.cache[producePath]?.exports as { fast?: true } | undefined)?.fast === true;
   const fetchSwapped = () => require.cache[recordDecoderPath]?.exports === decodeRecord;
-  if (installed) return { crc: crcSwapped(), produce: produceSwapped(), fetch: fetchSwapped() };
+  const groupingSwapped = () => require.cache[groupingPath]?.exports === groupMessagesPerPartition;
+  if (installed) return { crc: crcSwapped(), produce: produceSwapped(), fetch: fetchSwapped(), grouping: groupingSwapped() };
   installed = true;
   Encoder.prototype.ensureAvailable = ensureAvailable;
   Encoder.prototype.writeUVarInt = writeUVarInt;
@@ -217,5 +250,5 @@ export function installKafkajsSpeedups(): { crc: boolean; produce: boolean; fetc
     m.exports = crc32c;
     require.cache[crcPath] = m;
   }
-  return { crc: crcSwapped(), produce: installProduce(), fetch: installFetch() };
+  return { crc: crcSwapped(), produce: installProduce(), fetch: installFetch(), grouping: installGrouping() };
 }
