@@ -168,35 +168,20 @@ export function createMemoPartitioner(createDefault: () => Partitioner): () => P
 
 let installed = false;
 
-const producePath = require.resolve('kafkajs/src/protocol/requests/produce/v3/request.js');
+const resolve = (m: string) => require.resolve(`kafkajs/src/${m}.js`);
 
 /**
- * Produce v3's request factory (v4-v7 take it from v3's module when they are first required, at the first
- * produce) replaced in the module cache, unless a later version already holds the original.
+ * Puts `replacement` in the module cache as kafkajs module `path`'s exports, unless one of `holders` (the
+ * modules that bind it when they load) is loaded already: then kafkajs's own stays, which is only slower.
+ * Returns kafkajs's own export (for the tests) or undefined when it could not be replaced.
  */
-function installProduce(): boolean {
-  const later = [4, 5, 6, 7].map((v) => require.resolve(`kafkajs/src/protocol/requests/produce/v${v}/request.js`));
-  if (later.some((p) => require.cache[p])) return false;
-  const original = require(producePath) as ProduceFactory;
-  if ((original as { fast?: true }).fast) return true;
-  originals.produceRequest = original;
-  const fast = Object.assign(fastProduceRequest(original, crc32c), { fast: true as const });
-  require.cache[producePath]!.exports = fast;
-  return true;
+function swapModule<T>(path: string, holders: string[], replacement: (original: T) => T): T | undefined {
+  if (holders.some((h) => require.cache[resolve(h)])) return undefined;
+  const original = require(resolve(path)) as T;
+  require.cache[resolve(path)]!.exports = replacement(original);
+  return original;
 }
 
-const recordDecoderPath = require.resolve('kafkajs/src/protocol/recordBatch/record/v0/decoder.js');
-
-/** The record decoder replaced in the module cache, unless the batch decoder already holds kafkajs's. */
-function installFetch(): boolean {
-  if (require.cache[require.resolve('kafkajs/src/protocol/recordBatch/v0/decoder.js')])
-    return require.cache[recordDecoderPath]?.exports === decodeRecord;
-  originals.decodeRecord ??= require(recordDecoderPath) as typeof decodeRecord;
-  require.cache[recordDecoderPath]!.exports = decodeRecord;
-  return true;
-}
-
-const groupingPath = require.resolve('kafkajs/src/producer/groupMessagesPerPartition.js');
 type Partitioned = (args: {
   topic: string;
   partitionMetadata: unknown[];
@@ -215,23 +200,11 @@ export const groupMessagesPerPartition: Partitioned = ({ topic, partitionMetadat
   return result;
 };
 
-/** The grouping replaced in the module cache, unless the producer's sendMessages already holds kafkajs's. */
-function installGrouping(): boolean {
-  if (require.cache[require.resolve('kafkajs/src/producer/sendMessages.js')])
-    return require.cache[groupingPath]?.exports === groupMessagesPerPartition;
-  originals.groupMessagesPerPartition ??= require(groupingPath) as Partitioned;
-  require.cache[groupingPath]!.exports = groupMessagesPerPartition;
-  return true;
-}
+const speedups = { crc: false, produce: false, fetch: false, grouping: false };
 
-/** Installs the replacements (idempotent). Returns whether the CRC and the produce request could still be swapped in. */
-export function installKafkajsSpeedups(): { crc: boolean; produce: boolean; fetch: boolean; grouping: boolean } {
-  const crcPath = require.resolve('kafkajs/src/protocol/recordBatch/crc32C/index.js');
-  const crcSwapped = () => (require.cache[crcPath]?.exports as unknown) === crc32c;
-  const produceSwapped = () => (require.cache[producePath]?.exports as { fast?: true } | undefined)?.fast === true;
-  const fetchSwapped = () => require.cache[recordDecoderPath]?.exports === decodeRecord;
-  const groupingSwapped = () => require.cache[groupingPath]?.exports === groupMessagesPerPartition;
-  if (installed) return { crc: crcSwapped(), produce: produceSwapped(), fetch: fetchSwapped(), grouping: groupingSwapped() };
+/** Installs the replacements (idempotent). Returns which of the module replacements could still be made. */
+export function installKafkajsSpeedups(): typeof speedups {
+  if (installed) return { ...speedups };
   installed = true;
   Encoder.prototype.ensureAvailable = ensureAvailable;
   Encoder.prototype.writeUVarInt = writeUVarInt;
@@ -241,7 +214,8 @@ export function installKafkajsSpeedups(): { crc: boolean; produce: boolean; fetc
   Encoder.nextPowerOfTwo = (v: number) => (v === 511 ? 0 : pow2(v));
   // The record batch encoder takes its CRC from this module when it is first required: put ours in the
   // module cache unless kafkajs has already loaded it (then the original stays, which is only slower).
-  const batchPath = require.resolve('kafkajs/src/protocol/recordBatch/v0/index.js');
+  const crcPath = resolve('protocol/recordBatch/crc32C/index');
+  const batchPath = resolve('protocol/recordBatch/v0/index');
   if (!require.cache[crcPath] && !require.cache[batchPath]) {
     const Module = require('node:module') as { new (id: string): NodeJS.Module };
     const m = new Module(crcPath);
@@ -250,5 +224,26 @@ export function installKafkajsSpeedups(): { crc: boolean; produce: boolean; fetc
     m.exports = crc32c;
     require.cache[crcPath] = m;
   }
-  return { crc: crcSwapped(), produce: installProduce(), fetch: installFetch(), grouping: installGrouping() };
+  speedups.crc = (require.cache[crcPath]?.exports as unknown) === crc32c;
+  // Produce v3's request factory: v4-v7 take it from v3's module when they are first required.
+  originals.produceRequest = swapModule<ProduceFactory>(
+    'protocol/requests/produce/v3/request',
+    [4, 5, 6, 7].map((v) => `protocol/requests/produce/v${v}/request`),
+    (original) => fastProduceRequest(original, crc32c),
+  );
+  originals.decodeRecord = swapModule<typeof decodeRecord>(
+    'protocol/recordBatch/record/v0/decoder',
+    ['protocol/recordBatch/v0/decoder'],
+    () => decodeRecord,
+  );
+  // The producer's sendMessages loads with the kafkajs package (kafkajs-install.ts runs before it).
+  originals.groupMessagesPerPartition = swapModule<Partitioned>(
+    'producer/groupMessagesPerPartition',
+    ['producer/sendMessages'],
+    () => groupMessagesPerPartition,
+  );
+  speedups.produce = originals.produceRequest !== undefined;
+  speedups.fetch = originals.decodeRecord !== undefined;
+  speedups.grouping = originals.groupMessagesPerPartition !== undefined;
+  return { ...speedups };
 }
