@@ -87,7 +87,8 @@ interface Sized {
   keyLen: number;
   value: Bytes;
   valueLen: number;
-  headers: [string, Bytes, number][];
+  /** key, its UTF-8 length, value, its length (-1: null) */
+  headers: [string, number, Bytes, number][];
   body: number;
 }
 
@@ -96,7 +97,7 @@ function sizeMessage(m: Message, offsetDelta: number): Sized | undefined {
   if (m.timestamp !== null && m.timestamp !== undefined) return undefined;
   const { key, value } = m;
   if (!plain(key) || !plain(value)) return undefined;
-  const headers: [string, Bytes, number][] = [];
+  const headers: [string, number, Bytes, number][] = [];
   let headerBytes = 0;
   for (const k of Object.keys(m.headers ?? {})) {
     const h = m.headers![k];
@@ -105,8 +106,9 @@ function sizeMessage(m: Message, offsetDelta: number): Sized | undefined {
       // encoder says so.
       if (typeof v !== 'string' && !Buffer.isBuffer(v)) return undefined;
       const n = byteLength(v);
-      headerBytes += bytesSize(Buffer.byteLength(k)) + bytesSize(n);
-      headers.push([k, v, n]);
+      const kn = Buffer.byteLength(k);
+      headerBytes += bytesSize(kn) + bytesSize(n);
+      headers.push([k, kn, v, n]);
     }
   }
   const keyLen = byteLength(key);
@@ -125,8 +127,8 @@ function writeRecord(buf: Buffer, o: number, s: Sized, offsetDelta: number): num
   o = writeBytes(buf, o, s.key, s.keyLen);
   o = writeBytes(buf, o, s.value, s.valueLen);
   o = writeVarInt(buf, o, s.headers.length);
-  for (const [k, v, n] of s.headers) {
-    o = writeBytes(buf, o, k, Buffer.byteLength(k));
+  for (const [k, kn, v, n] of s.headers) {
+    o = writeBytes(buf, o, k, kn);
     o = writeBytes(buf, o, v, n);
   }
   return o;

@@ -200,11 +200,19 @@ export const groupMessagesPerPartition: Partitioned = ({ topic, partitionMetadat
   return result;
 };
 
-const speedups = { crc: false, produce: false, fetch: false, grouping: false };
+const crcPath = resolve('protocol/recordBatch/crc32C/index');
+
+/** Which of the module replacements are in place (read from the module cache and `originals`). */
+const inPlace = () => ({
+  crc: (require.cache[crcPath]?.exports as unknown) === crc32c,
+  produce: originals.produceRequest !== undefined,
+  fetch: originals.decodeRecord !== undefined,
+  grouping: originals.groupMessagesPerPartition !== undefined,
+});
 
 /** Installs the replacements (idempotent). Returns which of the module replacements could still be made. */
-export function installKafkajsSpeedups(): typeof speedups {
-  if (installed) return { ...speedups };
+export function installKafkajsSpeedups(): ReturnType<typeof inPlace> {
+  if (installed) return inPlace();
   installed = true;
   Encoder.prototype.ensureAvailable = ensureAvailable;
   Encoder.prototype.writeUVarInt = writeUVarInt;
@@ -214,7 +222,6 @@ export function installKafkajsSpeedups(): typeof speedups {
   Encoder.nextPowerOfTwo = (v: number) => (v === 511 ? 0 : pow2(v));
   // The record batch encoder takes its CRC from this module when it is first required: put ours in the
   // module cache unless kafkajs has already loaded it (then the original stays, which is only slower).
-  const crcPath = resolve('protocol/recordBatch/crc32C/index');
   const batchPath = resolve('protocol/recordBatch/v0/index');
   if (!require.cache[crcPath] && !require.cache[batchPath]) {
     const Module = require('node:module') as { new (id: string): NodeJS.Module };
@@ -224,7 +231,6 @@ export function installKafkajsSpeedups(): typeof speedups {
     m.exports = crc32c;
     require.cache[crcPath] = m;
   }
-  speedups.crc = (require.cache[crcPath]?.exports as unknown) === crc32c;
   // Produce v3's request factory: v4-v7 take it from v3's module when they are first required.
   originals.produceRequest = swapModule<ProduceFactory>(
     'protocol/requests/produce/v3/request',
@@ -242,8 +248,5 @@ export function installKafkajsSpeedups(): typeof speedups {
     ['producer/sendMessages'],
     () => groupMessagesPerPartition,
   );
-  speedups.produce = originals.produceRequest !== undefined;
-  speedups.fetch = originals.decodeRecord !== undefined;
-  speedups.grouping = originals.groupMessagesPerPartition !== undefined;
-  return { ...speedups };
+  return inPlace();
 }
