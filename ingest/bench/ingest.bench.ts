@@ -26,7 +26,8 @@
 // BENCH_STRICT=1 refuses instead (exit 2). Every window prints the CPU per event of the service, Kafka,
 // Redis, Postgres and ClickHouse, and the pipeline's against the bare server's ("x bare"); the ratios
 // within one run are what compares.
-// BENCH_ONLY=single|batch|resend|smtp|drain runs one phase; BENCH_PROFILE=<dir> writes V8 CPU profiles of the servers.
+// BENCH_ONLY=single|batch|resend|smtp|drain runs one phase; BENCH_PROFILE=<dir> writes V8 CPU profiles of the servers;
+// BENCH_GC=1 runs them with --trace-gc-nvp and prints, per server, what its garbage collector did (gc.ts).
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -38,6 +39,7 @@ import { fileURLToPath } from 'node:url';
 import { Kafka, logLevel } from 'kafkajs';
 import { createTestStores, localhostCertificate, sampleEvent, testConfig, type TestStores } from '@watchpost/testkit';
 import { runSmtpLoad, type LoadResult } from './smtp-load.ts';
+import { gcSummary, parseGcLine, type GcRecord } from './gc.ts';
 import {
   CpuMeter,
   PIPELINE_GROUPS,
@@ -67,6 +69,7 @@ const BATCH_LINES = Number(process.env.BENCH_BATCH_LINES ?? 1000);
 const BATCH_CONNECTIONS = Number(process.env.BENCH_BATCH_CONNECTIONS ?? 8);
 const DRAIN_EVENTS = Number(process.env.BENCH_DRAIN_EVENTS ?? 200_000);
 const ONLY = process.env.BENCH_ONLY;
+const TRACE_GC = process.env.BENCH_GC === '1';
 const SMTP_CONNECTIONS = Number(process.env.BENCH_SMTP_CONNECTIONS ?? 16);
 const HOSTS = Number(process.env.BENCH_HOSTS ?? 1000);
 /** Ingest processes in the saturated single-event rounds (wrk's connections split evenly over them). */
@@ -283,7 +286,21 @@ function serverEnv(): NodeJS.ProcessEnv {
   };
 }
 
-const profileArgs = () => (process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []);
+const profileArgs = () => [
+  ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
+  ...(TRACE_GC ? ['--trace-gc-nvp'] : []),
+];
+
+/** BENCH_GC=1: each server's collections (its --trace-gc-nvp lines), summed at the end of the run. */
+const gcTraces: { name: string; records: GcRecord[] }[] = [];
+function traceGc(name: string, lines: ReturnType<typeof createInterface>): void {
+  const trace = { name, records: [] as GcRecord[] };
+  gcTraces.push(trace);
+  lines.on('line', (l) => {
+    const r = parseGcLine(l);
+    if (r) trace.records.push(r);
+  });
+}
 
 async function startServer(
   mode: 'bare' | 'ingest' | 'smtp',
@@ -295,8 +312,18 @@ async function startServer(
     { env: { ...serverEnv(), ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   children.add(child);
-  const [line] = (await once(createInterface({ input: child.stdout! }), 'line')) as [string];
-  const { port } = JSON.parse(line) as { port: number };
+  const lines = createInterface({ input: child.stdout! });
+  if (TRACE_GC) traceGc(`${mode} server (pid ${child.pid})`, lines);
+  // The first line that is not a collection's (BENCH_GC) is the server's port.
+  const port = await new Promise<number>((resolve, reject) => {
+    const onLine = (l: string) => {
+      if (parseGcLine(l)) return;
+      lines.off('line', onLine);
+      resolve((JSON.parse(l) as { port: number }).port);
+    };
+    lines.on('line', onLine);
+    child.once('exit', (code) => reject(new Error(`${mode} server exited (${code}) before it listened`)));
+  });
   return { child, url: `http://127.0.0.1:${port}`, port };
 }
 
@@ -567,10 +594,11 @@ async function drain(): Promise<
         // Logs go nowhere (the terminal would slow the run); warnings still on stderr.
         LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'ignore', 'inherit'],
+      stdio: ['ignore', TRACE_GC ? 'pipe' : 'ignore', 'inherit'],
     },
   );
   children.add(child);
+  if (TRACE_GC) traceGc(`role all (pid ${child.pid})`, createInterface({ input: child.stdout! }));
   try {
     for (const deadline = Date.now() + 120_000; ;) {
       const r = await fetch(`http://127.0.0.1:${port}/ready`).catch(() => null);
@@ -980,5 +1008,9 @@ if (drained) {
   console.log(
     `  drain (one process, role all): ${fmt(rate)} events/s to lag 0 in every group = ${ofBare(rate)} (>= 0.6 x bare ${verdict(!!bareRate && rate >= 0.6 * bareRate && drained.non2xx === 0)}); pipeline CPU per event ${x === undefined ? 'n/a' : x.toFixed(2)} x the bare server's (<= 4 ${verdict(x !== undefined && x <= 4)})${mark([drained, ...bareWindows])}`,
   );
+}
+if (TRACE_GC) {
+  console.log('garbage collection per server over its life (BENCH_GC=1, --trace-gc-nvp)');
+  for (const t of gcTraces) console.log(`  ${t.name}: ${gcSummary(t.records)}`);
 }
 process.exit(0);
