@@ -319,6 +319,23 @@ describe('the commit after the Kafka ack', () => {
     expect(await claimStateSoon(ev.event_id, 'stored')).toBe('stored');
   });
 
+  it('a commit of claims still held writes without reading them; a late one commits only what its token holds', async () => {
+    const committedTtl = s.stores.config.ingest.claimTtlDays * 86_400_000;
+    const [a, b] = [sampleEvent().event_id, sampleEvent().event_id];
+    expect(await ingest.claims.claim([a, b], 'p-held')).toEqual(['claimed', 'claimed']);
+    // b's key now holds another token: a late commit leaves it (and says so), a held one writes over it,
+    // which is why only claims made within the provisional TTL (with margin) are committed as held.
+    await s.redis.set(ingest.claims.key(b), 'p-other', 'PX', 10_000);
+    expect(await ingest.claims.commit([a, b], 'p-held')).toEqual([true, false]);
+    expect((await ingest.claims.state(b)).state).toBe('pending');
+    expect(await ingest.claims.commit([a, b], 'p-held', undefined, true)).toEqual([true, true]);
+    for (const id of [a, b]) {
+      const st = await ingest.claims.state(id);
+      expect(st.state).toBe('stored');
+      expect(st.ttlMs).toBeGreaterThan(committedTtl - 60_000);
+    }
+  });
+
   it('an ack too late to trust the claim: the commit decides (409 when the claim was taken meanwhile)', async () => {
     // The real Kafka sink, slowed past the provisional TTL; meanwhile another request claims the id.
     const ev = sampleEvent();

@@ -24,13 +24,23 @@ const COMMITTED = 'c';
 // "d" followed by the stored id (TTL as a committed claim), so a retry of it and the explain view say the
 // same. Committed values start with c or d, tokens with p.
 //
+// A commit group made while its provisional claims cannot have expired yet (`held`, decided by the
+// pipeline from when it claimed them) is written without reading each key first: the key holds its token
+// (no other request can have claimed it meanwhile) or nothing (Redis lost it), and the commit writes "c"
+// in both cases. That saves a GET per event (and per resend key), a fifth of Redis's work per event.
+//
 // KEYS = claim keys, then resend keys, then per commit group its claim keys and its resend keys.
 // ARGV = [claim token, provisional ttl ms, number of claim keys, committed ttl ms, number of resend keys,
 // resend ttl ms, then per resend key the position (1-based) of its claim key, then per commit group: its
-// token, its number of claim keys, its number of resend keys, then per resend key its event_id].
+// token, its number of claim keys, its number of resend keys, 1 when held else 0, then per resend key its
+// event_id].
 // Returns per claim key 1 claimed, 2 stored, 3 pending or the stored event_id (resent); then per commit
 // claim key 1 committed by us, 0 held by someone else.
 const CLAIM_COMMIT_LUA = `
+local function ours(k, token)
+  local v = redis.call('GET', k)
+  return v == token or v == false
+end
 local out = {}
 local nclaim = tonumber(ARGV[3])
 local nresend = tonumber(ARGV[5])
@@ -69,13 +79,13 @@ while a < #ARGV do
   local token = ARGV[a]
   local n = tonumber(ARGV[a + 1])
   local m = tonumber(ARGV[a + 2])
-  a = a + 3
+  local held = ARGV[a + 3] == '1'
+  a = a + 4
   for _ = 1, n do
     ki = ki + 1
     nout = nout + 1
     local k = KEYS[ki]
-    local v = redis.call('GET', k)
-    if v == token or v == false then
+    if held or ours(k, token) then
       redis.call('SET', k, '${COMMITTED}', 'PX', ARGV[4])
       out[nout] = 1
     else
@@ -85,8 +95,7 @@ while a < #ARGV do
   for _ = 1, m do
     ki = ki + 1
     local k = KEYS[ki]
-    local v = redis.call('GET', k)
-    if v == token or v == false then redis.call('SET', k, '${COMMITTED}' .. ARGV[a], 'PX', ARGV[6]) end
+    if held or ours(k, token) then redis.call('SET', k, '${COMMITTED}' .. ARGV[a], 'PX', ARGV[6]) end
     a = a + 1
   end
 end
@@ -114,6 +123,11 @@ export interface CommitGroup {
   eventIds: string[];
   /** Per event_id, its resend key when it has one (same positions as eventIds). */
   resendKeys?: (string | undefined)[];
+  /**
+   * The claims cannot have expired yet, so this token still holds them: committed without reading them
+   * first (every id then reports committed). Only for claims made within the provisional TTL, with margin.
+   */
+  held?: boolean;
 }
 
 /** One event to claim: its id and, for agents that re-send under new ids, its resend key (resend.ts). */
@@ -159,8 +173,8 @@ export class ClaimStore {
   }
 
   /** Makes claims permanent (TTL = retention); false for a key someone else holds by now. */
-  async commit(eventIds: string[], token: string, resendKeys?: (string | undefined)[]): Promise<boolean[]> {
-    return (await this.claimAndCommit([], '', [{ token, eventIds, resendKeys }])).committed[0] ?? [];
+  async commit(eventIds: string[], token: string, resendKeys?: (string | undefined)[], held = false): Promise<boolean[]> {
+    return (await this.claimAndCommit([], '', [{ token, eventIds, resendKeys, held }])).committed[0] ?? [];
   }
 
   /**
@@ -183,7 +197,7 @@ export class ClaimStore {
       for (const id of g.eventIds) keys.push(this.key(id));
       const resend = this.opts.resendMs ? (g.resendKeys ?? []).flatMap((r, i) => (r ? [[g.eventIds[i]!, r] as const] : [])) : [];
       for (const [, r] of resend) keys.push(this.resendKey(r));
-      args.push(g.token, g.eventIds.length, resend.length, ...resend.map(([id]) => id.toLowerCase()));
+      args.push(g.token, g.eventIds.length, resend.length, g.held ? 1 : 0, ...resend.map(([id]) => id.toLowerCase()));
     }
     if (keys.length === 0) return { states: [], resentOf: [], committed: [] };
     const r = await this.redis.watchpostIngestClaimCommit2(keys.length, ...keys, ...args);

@@ -19,10 +19,10 @@ afterAll(async () => s?.close());
 it('commits ride with claim calls; every event ends committed once; a lone event is committed within ms', async () => {
   const { stores, redis, kafka } = s;
   const { app, ingest } = await buildIngestApp({ config: stores.config, log: memoryLogger().log, redis, pg: stores.pg, kafka });
-  const calls: { claims: number; commits: string[] }[] = [];
+  const calls: { claims: number; commits: string[]; held: (boolean | undefined)[] }[] = [];
   const real = ingest.claims.claimAndCommit.bind(ingest.claims);
   ingest.claims.claimAndCommit = (ids, token, groups) => {
-    calls.push({ claims: ids.length, commits: groups.flatMap((g) => g.eventIds) });
+    calls.push({ claims: ids.length, commits: groups.flatMap((g) => g.eventIds), held: groups.map((g) => g.held) });
     return real(ids, token, groups);
   };
   try {
@@ -55,6 +55,8 @@ it('commits ride with claim calls; every event ends committed once; a lone event
     expect(calls.length).toBeLessThan(2 * calls.filter((c) => c.claims > 0).length);
     // No call carries more commits than a micro-batch holds (a long script would hold up Redis's other clients).
     expect(Math.max(...calls.map((c) => c.commits.length))).toBeLessThanOrEqual(16);
+    // Acknowledged well within the provisional TTL: every commit writes its claims without reading them.
+    expect(calls.flatMap((c) => c.held).every((h) => h === true)).toBe(true);
 
     // Alone: no claim call follows, the commit goes by itself within milliseconds.
     const lone = sampleEvent();

@@ -314,6 +314,12 @@ export class IngestPipeline {
     }
     await Promise.all(
       byToken(mine).map(async ([group, items]) => {
+        // One claim call's events share a claim time: all answered above, or all late. The ones answered
+        // are committed as held (written without reading, claims.ts). Should that commit reach Redis after
+        // the claims expired after all (a stalled process), the events are in Kafka, so "stored" is true
+        // whoever claimed them since; that request's append is a duplicate the sinks absorb, as with any
+        // expired claim.
+        group.held = !late.has(items[0]!);
         const committed = await this.commitLater(group);
         if (late.size === 0) return;
         committed.forEach((ok, i) => {
