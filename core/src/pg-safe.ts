@@ -10,9 +10,14 @@ export const MAX_PG_KEY_CHARS = 200;
 // eslint-disable-next-line no-control-regex -- NUL is exactly what Postgres refuses
 const UNSAFE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
+// eslint-disable-next-line no-control-regex -- as above
+const SUSPECT = /[\u0000\ud800-\udfff]/;
+
 /** NUL and lone surrogates become U+FFFD (the replacement character); everything else is untouched. */
 export function pgSafeText(s: string): string {
-  return s.replace(UNSAFE, '\ufffd');
+  // Nearly every string holds neither NUL nor any surrogate: a plain scan for them first costs 30 ns
+  // against 50 for the replace's lookarounds over every string of every event correlate writes.
+  return SUSPECT.test(s) ? s.replace(UNSAFE, '\ufffd') : s;
 }
 
 /** The first `n` UTF-16 units of `s`, never ending on half a surrogate pair. */
