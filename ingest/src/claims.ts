@@ -27,7 +27,8 @@ const COMMITTED = 'c';
 // A commit group made while its provisional claims cannot have expired yet (`held`, decided by the
 // pipeline from when it claimed them) is written without reading each key first: the key holds its token
 // (no other request can have claimed it meanwhile) or nothing (Redis lost it), and the commit writes "c"
-// in both cases. That saves a GET per event (and per resend key), a fifth of Redis's work per event.
+// in both cases. That saves a GET per event (and per resend key): in batches of 1,000, Redis's script
+// time per event went from 10.6 to 9.6 µs (INFO commandstats).
 //
 // KEYS = claim keys, then resend keys, then per commit group its claim keys and its resend keys.
 // ARGV = [claim token, provisional ttl ms, number of claim keys, committed ttl ms, number of resend keys,
