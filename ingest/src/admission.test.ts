@@ -19,6 +19,22 @@ describe('AgentRateLimiter', () => {
     expect(rate.take(1, host('flood'), 1, now)).toMatchObject({ scope: 'host', wait: expect.any(Number) });
   });
 
+  it('evicts the oldest bucket not used since the scan last passed it (second chance), not one used since', () => {
+    const rate = new AgentRateLimiter({ keyRate: 0, keyBurst: 1, hostRate: 1, hostBurst: 10, maxHosts: 3 });
+    expect(rate.take(1, host('a'), 15, 0)).toBeNull(); // a: oldest, in debt
+    rate.take(1, host('b'), 1, 0);
+    rate.take(1, host('c'), 1, 0);
+    expect(rate.take(1, host('a'), 1, 0)).toMatchObject({ scope: 'host' }); // a used again (refused, still counts)
+    rate.take(1, host('d'), 1, 0); // full: a is passed over (moved, mark cleared), b goes
+    expect(rate.trackedHosts).toBe(3);
+    expect(rate.take(1, host('a'), 1, 0)).toMatchObject({ scope: 'host' }); // a kept its debt
+    rate.take(1, host('e'), 1, 0); // c is now the oldest unused: it goes, a (used again) stays
+    expect(rate.take(1, host('a'), 1, 0)).toMatchObject({ scope: 'host' });
+    // b comes back full (it was evicted) and pushes out d, now the oldest unused; a is passed over again.
+    expect(rate.take(1, host('b'), 10, 0)).toBeNull();
+    expect(rate.trackedHosts).toBe(3);
+  });
+
   it('the sweep drops buckets that refilled to full and keeps those still in debt', () => {
     const rate = new AgentRateLimiter({ keyRate: 0, keyBurst: 1, hostRate: 10, hostBurst: 10 });
     for (let i = 0; i < 500; i++) rate.take(1, host(`h-${i}`), 1, 1);

@@ -11,8 +11,8 @@ import { createHash } from 'node:crypto';
 class Bucket {
   tokens: number;
   at: number;
-  /** Host buckets: when it last moved to the recent end of the map (AgentRateLimiter.hostBucket). */
-  moved = 0;
+  /** Host buckets: used since the eviction scan last passed it (AgentRateLimiter.evictHost). */
+  used = false;
   constructor(tokens: number, at: number) {
     this.tokens = tokens;
     this.at = at;
@@ -31,7 +31,7 @@ export interface RateLimits {
   /** Per host under a key: refill per second (0 = no per-host limit) and size. */
   hostRate: number;
   hostBurst: number;
-  /** At most this many (key, host) buckets are tracked; the least recently used goes first. */
+  /** At most this many (key, host) buckets are tracked; about the least recently used goes first (evictHost). */
   maxHosts?: number;
 }
 
@@ -43,16 +43,15 @@ export interface RateLimits {
  * concurrent requests cannot overdraw a bucket twice.
  *
  * Memory: a full bucket is the same as none, so full ones are dropped by a sweep, and at most
- * `maxHosts` are tracked (least recently used evicted first; an evicted host in debt starts full
+ * `maxHosts` are tracked (about the least recently used evicted first; an evicted host in debt starts full
  * again, which gives it one more burst, still under the key's ceiling). Key buckets are one per
  * verified key.
  */
 export class AgentRateLimiter {
   readonly limits: Required<RateLimits>;
   private readonly keys = new Map<number, Bucket>();
-  /** Insertion order is about use order: the first entry is (nearly) the least recently used. */
+  /** In the order of the eviction scan (evictHost): the oldest first, buckets passed over moved last. */
   private readonly hosts = new Map<string, Bucket>();
-  private moves = 0;
   private lastSweep = 0;
   private readonly sweepMs: number;
 
@@ -99,17 +98,25 @@ export class AgentRateLimiter {
     let b = this.hosts.get(id);
     if (!b) {
       b = new Bucket(hostBurst, now);
-      if (this.hosts.size >= maxHosts) this.hosts.delete(this.hosts.keys().next().value!);
+      if (this.hosts.size >= maxHosts) this.evictHost();
       this.hosts.set(id, b);
-      b.moved = ++this.moves;
-    } else if (this.moves - b.moved > this.hosts.size >> 2) {
-      // Moved to the recent end only when a quarter of the map moved past it since: a delete and re-insert on every
-      // event cost ~4 µs per event; a bucket used within the last 3/4 of maxHosts moves is never evicted.
-      this.hosts.delete(id);
-      this.hosts.set(id, b);
-      b.moved = ++this.moves;
-    }
+    } else b.used = true;
     return this.refill(b, hostRate, hostBurst, now);
+  }
+
+  /**
+   * Second chance (the CLOCK approximation of least recently used): from the oldest end, a bucket used
+   * since the scan last passed it loses its mark and moves to the recent end; the first one unused goes.
+   * A use costs one mark instead of moving the bucket in the map on every event (a delete and re-insert:
+   * 0.75 moves per event with 1,000 hosts, 3 µs per event in ingest's profile).
+   */
+  private evictHost(): void {
+    for (const [id, b] of this.hosts) {
+      this.hosts.delete(id);
+      if (!b.used) return;
+      b.used = false;
+      this.hosts.set(id, b);
+    }
   }
 
   /** Drops the host buckets that refilled to full (they are the same as none). */
