@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
 import {
+  batchCrc32c,
   crc32c,
   createMemoPartitioner,
   groupMessagesPerPartition,
@@ -33,6 +34,22 @@ it('CRC32C equals kafkajs’s for every length around the 8-byte steps and for t
   expect(crc32c(big)).toBe(originals.crc32C(big) >>> 0);
   // A view into a larger buffer (kafkajs hands over slices).
   expect(crc32c(big.subarray(5, 2005))).toBe(originals.crc32C(big.subarray(5, 2005)) >>> 0);
+});
+
+it('the record batches’ CRC is the native one where @node-rs/crc32 publishes a binary, with the same values', () => {
+  // linux x64 (this machine and CI) has one: were it to stop loading, the record batches would silently
+  // take the slower JS CRC.
+  if (process.platform === 'linux' && process.arch === 'x64') expect(batchCrc32c.name).toBe('native');
+  expect(batchCrc32c.crc32c(Buffer.from('123456789'))).toBe(0xe3069283);
+  for (let n = 0; n < 70; n++) {
+    const b = randomBytes(n);
+    expect(batchCrc32c.crc32c(b), `length ${n}`).toBe(crc32c(b));
+  }
+  const big = randomBytes(100_003);
+  expect(batchCrc32c.crc32c(big)).toBe(crc32c(big));
+  expect(batchCrc32c.crc32c(big.subarray(5, 2005))).toBe(crc32c(big.subarray(5, 2005)));
+  // What kafkajs's record batch encoder loads as its CRC module.
+  expect(require('kafkajs/src/protocol/recordBatch/crc32C/index.js')).toBe(batchCrc32c.crc32c);
 });
 
 it('varints, varlongs and sizes equal kafkajs’s, at the limits of the fast path and beyond', () => {

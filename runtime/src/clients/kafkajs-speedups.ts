@@ -87,6 +87,21 @@ export function crc32c(buf: Uint8Array): number {
   return (crc ^ -1) >>> 0;
 }
 
+/**
+ * The CRC the record batches get: @node-rs/crc32's native CRC32C where its prebuilt binary loads (every
+ * platform it publishes one for), 4-5 times faster than the JS slicing above (0.18 against 0.86 ns per
+ * byte over a 22 KB batch; the CRC covers every byte ingest produces), else the JS one. Same values
+ * (kafkajs-speedups.test.ts).
+ */
+export const batchCrc32c: { name: 'native' | 'js'; crc32c: (buf: Uint8Array) => number } = (() => {
+  try {
+    const { crc32c: native } = require('@node-rs/crc32') as { crc32c: (input: Uint8Array) => number };
+    return { name: 'native', crc32c: (buf: Uint8Array) => native(buf) };
+  } catch {
+    return { name: 'js', crc32c };
+  }
+})();
+
 // ---- Encoder -------------------------------------------------------------------------------------------
 const pow2 = (v: number) => 1 << (31 - Math.clz32(v) + 1);
 const FITS = 0x3fffffff; // |value| below 2^30: zigzag fits 31 bits, the 32-bit varint path is exact
@@ -204,7 +219,7 @@ const crcPath = resolve('protocol/recordBatch/crc32C/index');
 
 /** Which of the module replacements are in place (read from the module cache and `originals`). */
 const inPlace = () => ({
-  crc: (require.cache[crcPath]?.exports as unknown) === crc32c,
+  crc: (require.cache[crcPath]?.exports as unknown) === batchCrc32c.crc32c,
   produce: originals.produceRequest !== undefined,
   fetch: originals.decodeRecord !== undefined,
   grouping: originals.groupMessagesPerPartition !== undefined,
@@ -228,14 +243,14 @@ export function installKafkajsSpeedups(): ReturnType<typeof inPlace> {
     const m = new Module(crcPath);
     m.filename = crcPath;
     m.loaded = true;
-    m.exports = crc32c;
+    m.exports = batchCrc32c.crc32c;
     require.cache[crcPath] = m;
   }
   // Produce v3's request factory: v4-v7 take it from v3's module when they are first required.
   originals.produceRequest = swapModule<ProduceFactory>(
     'protocol/requests/produce/v3/request',
     [4, 5, 6, 7].map((v) => `protocol/requests/produce/v${v}/request`),
-    (original) => fastProduceRequest(original, crc32c),
+    (original) => fastProduceRequest(original, batchCrc32c.crc32c),
   );
   originals.decodeRecord = swapModule<typeof decodeRecord>(
     'protocol/recordBatch/record/v0/decoder',
