@@ -22,7 +22,7 @@ export * from './queues.ts';
 export * from './error-body.ts';
 export * from './secret-file.ts';
 export { findPostgresBin, postgresOsUser } from './postgres-tools.ts';
-export { createLogger, type Logger } from './logger.ts';
+export { createLogger, eventLineWriter, type Logger } from './logger.ts';
 export { Lifecycle } from './lifecycle.ts';
 export { registerHealth, type HealthCheck } from './health.ts';
 export { VERSION } from './version.ts';

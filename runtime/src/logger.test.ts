@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import pino from 'pino';
-import { TurnBatchedDestination } from './logger.ts';
+import { TurnBatchedDestination, eventLineWriter } from './logger.ts';
 
 function recorder() {
   const writes: string[] = [];
@@ -42,4 +42,47 @@ it('writes what a turn logged when the process exits in that same turn', () => {
     .split('\n')
     .map((l) => (JSON.parse(l) as { msg: string }).msg);
   expect(msgs).toEqual(['first', 'last words']);
+});
+
+it('eventLineWriter writes the line pino writes for the same fields, in the same stream', () => {
+  const { writes, out } = recorder();
+  // The service logger's options (createLogger), a child with bindings of its own, and a fixed clock.
+  const base = pino({ level: 'info', name: 'ingest', base: { pid: 7, host: 'vm' }, timestamp: () => ',"time":42' }, out);
+  const log = base.child({ role: 'ingest' }, { redact: [] });
+  const line = eventLineWriter(log, 'info', 'ingest');
+  const values = [
+    'plain',
+    'quote " backslash \\ slash /',
+    'control \u0000 \u0001 \n \t \u001f',
+    'unicode é 中 😀 \u2028',
+    'x'.repeat(300),
+    '',
+  ];
+  for (const v of values) {
+    const fields = { event_id: v, hostname: 'host-1', outcome: 'created', reason: null };
+    log.info(fields, 'ingest');
+    line(fields);
+  }
+  line({ event_id: 'e', hostname: null, outcome: 'rejected', reason: 'r' });
+  log.info({ event_id: 'e', hostname: null, outcome: 'rejected', reason: 'r' }, 'ingest');
+  expect(writes).toHaveLength(2 * values.length + 2);
+  for (let i = 0; i < values.length; i++) expect(writes[2 * i + 1]).toBe(writes[2 * i]);
+  expect(writes.at(-2)).toBe(writes.at(-1));
+  expect(JSON.parse(writes[0]!)).toEqual({
+    level: 30,
+    time: 42,
+    pid: 7,
+    host: 'vm',
+    name: 'ingest',
+    role: 'ingest',
+    event_id: 'plain',
+    hostname: 'host-1',
+    outcome: 'created',
+    reason: null,
+    msg: 'ingest',
+  });
+  // Not written where the logger would not log the level.
+  log.level = 'warn';
+  line({ event_id: 'x' });
+  expect(writes).toHaveLength(2 * values.length + 2);
 });

@@ -71,3 +71,33 @@ export function createLogger(level: string, name: string, dest: number | string 
     new TurnBatchedDestination(pino.destination({ dest, sync: true })),
   );
 }
+
+type Level = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+/** Pino's own state that a line in its format needs (exported by pino as `pino.symbols`). */
+type PinoInternals = Record<symbol, unknown>;
+
+/**
+ * A writer of one kind of line that a process logs per event, in `logger`'s own format and stream: its
+ * level, time and bindings, then `fields` in their order, then `msg`. pino's generic serializer (serializers,
+ * per-value type checks) cost ingest ~3 µs and 1.3 KB of garbage per event in the bench; this ~1 µs. Fields
+ * are strings or null and go out as they are: no serializers, no redaction, so a caller never passes a
+ * credential. When `logger` would not log at `level`, nothing is written.
+ */
+export function eventLineWriter(logger: Logger, level: Level, msg: string): (fields: Record<string, string | null>) => void {
+  const levelVal = logger.levels.values[level]!;
+  const internals = logger as unknown as PinoInternals;
+  const head = (internals[pino.symbols.lsCacheSym] as Record<number, string>)[levelVal]!;
+  const time = internals[pino.symbols.timeSym] as () => string;
+  const chindings = internals[pino.symbols.chindingsSym] as string;
+  const stream = internals[pino.symbols.streamSym] as { write(s: string): unknown };
+  const tail = `,"msg":${JSON.stringify(msg)}}\n`;
+  return (fields) => {
+    if (logger.levelVal > levelVal) return;
+    let line = head + time() + chindings;
+    for (const k in fields) {
+      const v = fields[k];
+      if (v !== undefined) line += `,${JSON.stringify(k)}:${v === null ? 'null' : JSON.stringify(v)}`;
+    }
+    stream.write(line + tail);
+  };
+}
