@@ -20,7 +20,7 @@ import { ApiKeyVerifier } from '@watchpost/core/agent-keys';
 import { AgentRateLimiter, InFlightLimiter } from './admission.ts';
 import { ClaimStore } from './claims.ts';
 import { KafkaEventSink, type EventSink } from './kafka-sink.ts';
-import { splitNdjson } from './ndjson.ts';
+import { splitNdjson, type BatchLine } from './ndjson.ts';
 import { IngestPipeline, type Outcome } from './pipeline.ts';
 import { resendKeyOf } from './resend.ts';
 import { agentPollRoutes } from './agent-poll.ts';
@@ -169,8 +169,14 @@ function routeKit(deps: IngestDeps): IngestRouteKit {
     outcomeLine({ event_id: fields.event_id ?? null, hostname: fields.hostname ?? null, outcome, reason: fields.reason ?? null });
   }
 
-  async function ingestOne(event: EventV1, bytes: Buffer, receivedAt: string, keyId: number): Promise<Outcome> {
-    const outcome = await pipeline.submit({
+  /**
+   * Hands one valid event to the pipeline. What waits for Kafka's acknowledgement holds the envelope and
+   * two strings, not the parsed event or the body: whatever a request holds across that wait outlives a
+   * young-generation collection and is copied to the old one (batches of 1,000 promoted ~2 KB per event).
+   */
+  function ingestOne(event: EventV1, bytes: Buffer, receivedAt: string, keyId: number): Promise<Outcome> {
+    const fields = { event_id: event.event_id, hostname: event.host.hostname };
+    const submitted = pipeline.submit({
       eventId: event.event_id,
       key: event.host.hostname,
       value: envelopeBytes(receivedAt, bytes),
@@ -178,10 +184,11 @@ function routeKit(deps: IngestDeps): IngestRouteKit {
       keyId,
       resendKey: resendKeyOf(event),
     });
-    const fields = { event_id: event.event_id, hostname: event.host.hostname };
-    if (outcome.status === 'created') record('created', fields);
-    else record(outcome.status, { ...fields, reason: outcome.reason });
-    return outcome;
+    return submitted.then((outcome) => {
+      if (outcome.status === 'created') record('created', fields);
+      else record(outcome.status, { ...fields, reason: outcome.reason });
+      return outcome;
+    });
   }
 
   return { config, log, keys, rate, inFlight, admitted: new WeakMap(), record, ingestOne };
@@ -337,6 +344,25 @@ function singleEventRoute(kit: IngestRouteKit): FastifyPluginAsync {
 }
 
 async function ingestSingle(kit: IngestRouteKit, req: FastifyRequest, reply: FastifyReply) {
+  const submitted = submitSingle(kit, req, reply);
+  if (!('outcome' in submitted)) return submitted;
+  // Only the event_id waits with the request (see ingestOne).
+  const { eventId } = submitted;
+  const o = await submitted.outcome;
+  if (o.status === 'created') return reply.code(201).send({ event_id: eventId, received_at: o.receivedAt });
+  if (o.status === 'duplicate') return reply.code(409).send(duplicateError(eventId, o));
+  return reply
+    .code(503)
+    .header('retry-after', String(RETRY_AFTER_SECONDS))
+    .send(errorBody('UNAVAILABLE', 'event store temporarily unavailable; retry later'));
+}
+
+/** Parses, validates and admits the body, then hands the event on; the answer sent when it goes no further. */
+function submitSingle(
+  kit: IngestRouteKit,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply | { eventId: string; outcome: Promise<Outcome> } {
   const { rate, admitted, record } = kit;
   const receivedAt = new Date().toISOString();
   // Parsed and validated from one decoding of the body; Kafka gets the bytes as received.
@@ -366,13 +392,10 @@ async function ingestSingle(kit: IngestRouteKit, req: FastifyRequest, reply: Fas
     });
     return rateLimited(reply, refused.wait, refused.scope);
   }
-  const o = await kit.ingestOne(checked.event, body!, receivedAt, keyId);
-  if (o.status === 'created') return reply.code(201).send({ event_id: checked.event.event_id, received_at: o.receivedAt });
-  if (o.status === 'duplicate') return reply.code(409).send(duplicateError(checked.event.event_id, o));
-  return reply
-    .code(503)
-    .header('retry-after', String(RETRY_AFTER_SECONDS))
-    .send(errorBody('UNAVAILABLE', 'event store temporarily unavailable; retry later'));
+  const outcome = kit.ingestOne(checked.event, body!, receivedAt, keyId);
+  // The request holds its body until it is answered; the envelope holds a copy now.
+  req.body = undefined;
+  return { eventId: checked.event.event_id, outcome };
 }
 
 function batchRoute(kit: IngestRouteKit): FastifyPluginAsync {
@@ -429,16 +452,9 @@ async function ingestBatch(kit: IngestRouteKit, req: FastifyRequest, reply: Fast
     record('rejected', { reason: 'empty batch' });
     return reply.code(422).send(errorBody('INVALID_BATCH', 'the body holds no events; expected NDJSON, one event per line'));
   }
-  const checked: CheckedLine[] = lines.map(({ line, text, bytes }) => ({
-    line,
-    bytes,
-    checked: text === undefined ? undefined : parseAndValidate(text),
-  }));
-  const held = kit.admitted.get(req)!;
-  const admission = admitBatch(kit, reply, held, checked, count);
-  if ('refusal' in admission) return admission.refusal;
-  const { refused, hostOfLine, hostWait } = admission;
-  const pending = checked.map((c, i) => lineResult(kit, c, refused.get(hostOfLine[i]!), held.keyId, receivedAt));
+  const submitted = submitBatch(kit, req, reply, lines, count, receivedAt);
+  if ('refusal' in submitted) return submitted.refusal;
+  const { pending, hostWait } = submitted;
   const results = await Promise.all(pending);
   const summary = summarize(results);
   // Any line the event log could not take (503) or its host's bucket refused (429) makes the
@@ -448,6 +464,33 @@ async function ingestBatch(kit: IngestRouteKit, req: FastifyRequest, reply: Fast
   else if (summary.rate_limited > 0) reply.code(429).header('retry-after', String(hostWait));
   else reply.code(200);
   return reply.send({ ...summary, results });
+}
+
+/**
+ * Parses, admits and hands on a batch's lines: the refusal sent when the whole batch is refused, else each
+ * line's pending answer and the longest host wait. The request keeps its body until it is answered, so the
+ * lines are taken out of it: the text, bytes and parsed events need not outlive the hand-over.
+ */
+function submitBatch(
+  kit: IngestRouteKit,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  lines: BatchLine[],
+  count: number,
+  receivedAt: string,
+): { refusal: FastifyReply } | { pending: Promise<LineResult & { line: number }>[]; hostWait: number } {
+  const checked: CheckedLine[] = lines.map(({ line, text, bytes }) => ({
+    line,
+    bytes,
+    checked: text === undefined ? undefined : parseAndValidate(text),
+  }));
+  lines.length = 0;
+  const held = kit.admitted.get(req)!;
+  const admission = admitBatch(kit, reply, held, checked, count);
+  if ('refusal' in admission) return admission;
+  const { refused, hostOfLine, hostWait } = admission;
+  const pending = checked.map((c, i) => lineResult(kit, c, refused.get(hostOfLine[i]!), held.keyId, receivedAt));
+  return { pending, hostWait };
 }
 
 /**
@@ -545,7 +588,8 @@ function lineResult(
       error: { code: 'RATE_LIMITED', message: hostRateMessage(hostWait) },
     });
   }
-  return kit.ingestOne(ev, bytes!, receivedAt, keyId).then((o) => ({ line, ...toLine(ev.event_id, o) }));
+  const id = ev.event_id;
+  return kit.ingestOne(ev, bytes!, receivedAt, keyId).then((o) => ({ line, ...toLine(id, o) }));
 }
 
 function summarize(results: LineResult[]) {
