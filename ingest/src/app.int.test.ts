@@ -156,13 +156,22 @@ describe('POST /api/v1/events', () => {
       payload: '{',
     });
     expect(r.statusCode).toBe(422);
-    const ok = await app.inject({
-      method: 'POST',
-      url: '/api/v1/events',
-      headers: { 'x-api-key': key, 'content-type': 'text/plain' },
-      payload: JSON.stringify(sampleEvent()),
-    });
-    expect(ok.statusCode).toBe(201);
+    for (const type of ['text/plain', 'application/json; charset=utf-8', 'application/json', 'application/octet-stream', undefined]) {
+      const ok = await app.inject({
+        method: 'POST',
+        url: '/api/v1/events',
+        headers: { 'x-api-key': key, ...(type ? { 'content-type': type } : {}) },
+        payload: JSON.stringify(sampleEvent()),
+      });
+      expect([type, ok.statusCode]).toEqual([type, 201]);
+      const bad = await app.inject({
+        method: 'POST',
+        url: '/api/v1/events',
+        headers: { 'x-api-key': key, ...(type ? { 'content-type': type } : {}) },
+        payload: '{"event_id": 1}',
+      });
+      expect([type, bad.statusCode, bad.json().error.code]).toEqual([type, 422, 'INVALID_EVENT']);
+    }
   });
 
   it('limits at their edges through HTTP (characters, multi-byte included)', async () => {

@@ -318,7 +318,11 @@ function singleEventRoute(kit: IngestRouteKit): FastifyPluginAsync {
   // The single-event route reads its body as bytes, in its own context (the agent poll keeps text).
   return async (singleApp) => {
     singleApp.removeAllContentTypeParsers();
-    singleApp.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body));
+    const asBytes = (_req: FastifyRequest, body: Buffer, done: (err: null, body: Buffer) => void) => done(null, body);
+    // The agents' own type by name as well: fastify caches the parser it found for a content type, but not
+    // the catch-all's, which it looks up again, parsing the header, on every request (~1.6 µs per event).
+    singleApp.addContentTypeParser('application/json', { parseAs: 'buffer' }, asBytes);
+    singleApp.addContentTypeParser('*', { parseAs: 'buffer' }, asBytes);
     singleApp.post(
       EVENTS_PATH,
       {
