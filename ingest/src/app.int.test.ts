@@ -156,7 +156,13 @@ describe('POST /api/v1/events', () => {
       payload: '{',
     });
     expect(r.statusCode).toBe(422);
-    for (const type of ['text/plain', 'application/json; charset=utf-8', 'application/json', 'application/octet-stream', undefined]) {
+    for (const type of [
+      'text/plain',
+      'application/json; charset=utf-8',
+      'application/json',
+      'application/octet-stream',
+      undefined,
+    ]) {
       const ok = await app.inject({
         method: 'POST',
         url: '/api/v1/events',
