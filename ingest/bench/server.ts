@@ -3,7 +3,7 @@
 // body parsing and compiled schema v1, answering 201 without Kafka or Redis). Prints {"port":N}.
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createLogger } from '@watchpost/runtime';
-import { loadConfig } from '@watchpost/runtime';
+import { applyHeapSettings, loadConfig } from '@watchpost/runtime';
 import { createRedis } from '@watchpost/runtime';
 import { createKafka } from '@watchpost/runtime';
 import { createPostgres } from '@watchpost/runtime';
@@ -14,6 +14,8 @@ import { metrics } from '@watchpost/runtime';
 
 const mode = process.argv[2];
 const config = loadConfig(process.env, 'ingest');
+// The service's collector settings (ops/src/launcher.ts applies them at start), for the servers measured as the service.
+if (mode !== 'bare') applyHeapSettings({ externalInGlobalLimit: config.gcExternalInGlobalLimit });
 // Outcome lines are produced and written as in production (the service's logger, redaction
 // included), but to /dev/null instead of the terminal.
 const log = createLogger('info', 'bench', '/dev/null');

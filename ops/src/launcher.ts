@@ -8,6 +8,7 @@ import { checkConfiguredSecrets } from '@watchpost/core/secrets';
 import {
   Clients,
   ConfigError,
+  applyHeapSettings,
   Lifecycle,
   SERVICE_ROLES,
   VERSION,
@@ -35,6 +36,7 @@ export async function launch(role: string | undefined, opts: LaunchOptions): Pro
   try {
     config = loadConfig(process.env, role);
     checkConfiguredSecrets(config);
+    applyHeapSettings({ externalInGlobalLimit: config.gcExternalInGlobalLimit });
     // Each channel reads its own variables: a bad one stops the start here, like any other setting.
     channelDefaults(config.notify);
   } catch (err) {

@@ -86,6 +86,8 @@ export interface Config {
    */
   trustProxy: false | number | string[];
   logLevel: string;
+  /** SERVICE_GC_EXTERNAL_IN_GLOBAL_LIMIT: V8 counts Buffers into its heap's global limit (runtime/src/heap.ts). */
+  gcExternalInGlobalLimit: boolean;
   stateDir: string;
   databaseUrl: string;
   /** REDIS_URL (with Sentinel: its credentials and db; the address comes from `redis.sentinels`). */
@@ -210,6 +212,7 @@ export function loadConfig(env: Env = process.env, role?: string): Config {
     port: int(env, 'PORT', 8080, 0, 65535),
     trustProxy: trustProxy(env, 'SERVICE_TRUST_PROXY'),
     logLevel: oneOf(env, 'LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+    gcExternalInGlobalLimit: envReader(env).bool('SERVICE_GC_EXTERNAL_IN_GLOBAL_LIMIT', true),
     stateDir: resolve(repoRoot, str(env, 'SERVICE_STATE_DIR', '.stack')),
     databaseUrl: url(env, 'DATABASE_URL', localUrls.postgres, ['postgres:', 'postgresql:']),
     redisUrl: redis.redis.url,
