@@ -24,7 +24,7 @@ export * from './secret-file.ts';
 export { findPostgresBin, postgresOsUser } from './postgres-tools.ts';
 export { createLogger, eventLineWriter, type Logger } from './logger.ts';
 export { Lifecycle } from './lifecycle.ts';
-export { applyHeapSettings, EXTERNAL_IN_GLOBAL_LIMIT_FLAG } from './heap.ts';
+export { applyHeapSettings } from './heap.ts';
 export { registerHealth, type HealthCheck } from './health.ts';
 export { VERSION } from './version.ts';
 export { metrics, counter, gauge, histogram } from './metrics.ts';
