@@ -6,7 +6,9 @@
 //      connections, BENCH_SECONDS (10) each after a 2 s warm-up; the ratio ingest/bare of each round;
 //      then the bare server and ingest each paced at BENCH_PACED_RATIO (0.5) of the bare server's mean rate
 //      (wrk's delay()): ingest's p99 "at that rate" against the bare server's p99 at the same pace (issue 36:
-//      at most 3 times); Kafka's and Redis's CPU per event beside the server's own;
+//      at most 3 times); Kafka's and Redis's CPU per event beside the server's own; where ingest's answers
+//      waited in that window (each server's own time per request; ingest's queue, claim and send per
+//      micro-batch from its pipeline's histograms: waits.ts);
 //   2. batch: NDJSON of BENCH_BATCH_LINES (1000) lines, BENCH_BATCH_CONNECTIONS (8) connections;
 //   resend: the cost of content deduplication (resend.ts): BENCH_ROUNDS alternating rounds of single events
 //      from ssh-monitor (no resend key) and from rdp-login-monitor (its resend key claimed and committed
@@ -40,6 +42,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createTestStores, localhostCertificate, sampleEvent, testConfig, type TestStores } from '@watchpost/testkit';
 import { runSmtpLoad, type LoadResult } from './smtp-load.ts';
 import { gcSummary, parseGcLine, type GcRecord } from './gc.ts';
+import { requestLine, waitsLine, type Snapshots } from './waits.ts';
 import {
   CpuMeter,
   PIPELINE_GROUPS,
@@ -305,7 +308,7 @@ function traceGc(name: string, lines: ReturnType<typeof createInterface>): void 
 async function startServer(
   mode: 'bare' | 'ingest' | 'smtp',
   env: NodeJS.ProcessEnv = {},
-): Promise<{ child: ChildProcess; url: string; port: number }> {
+): Promise<{ child: ChildProcess; url: string; port: number; control: number }> {
   const child = spawn(
     process.execPath,
     ['--disable-warning=TimeoutNegativeWarning', ...profileArgs(), fileURLToPath(new URL('./server.ts', import.meta.url)), mode],
@@ -315,16 +318,21 @@ async function startServer(
   const lines = createInterface({ input: child.stdout! });
   if (TRACE_GC) traceGc(`${mode} server (pid ${child.pid})`, lines);
   // The first line that is not a collection's (BENCH_GC) is the server's port.
-  const port = await new Promise<number>((resolve, reject) => {
+  const { port, control } = await new Promise<{ port: number; control: number }>((resolve, reject) => {
     const onLine = (l: string) => {
       if (parseGcLine(l)) return;
       lines.off('line', onLine);
-      resolve((JSON.parse(l) as { port: number }).port);
+      resolve(JSON.parse(l) as { port: number; control: number });
     };
     lines.on('line', onLine);
     child.once('exit', (code) => reject(new Error(`${mode} server exited (${code}) before it listened`)));
   });
-  return { child, url: `http://127.0.0.1:${port}`, port };
+  return { child, url: `http://127.0.0.1:${port}`, port, control };
+}
+
+/** The ingest server's wait histograms now (bench/waits.ts). */
+async function waitSnapshots(server: { control: number }): Promise<Snapshots> {
+  return (await (await fetch(`http://127.0.0.1:${server.control}/`)).json()) as Snapshots;
 }
 
 /**
@@ -719,7 +727,7 @@ const rows: { bare: Row; single: Row }[] = [];
 const resendRows: { plain: Row; resend: Row }[] = [];
 const smtpRows: { http: Row; smtp: Row; clientUsPerMessage: number }[] = [];
 let batch: Row | undefined;
-let paced: { bare: Row; ingest: Row; offered: number } | undefined;
+let paced: { bare: Row; ingest: Row; offered: number; waits: string } | undefined;
 let floor: { p50: number; p99: number } | undefined;
 let drained: Awaited<ReturnType<typeof drain>> | undefined;
 let refused: BusyError | undefined;
@@ -831,12 +839,20 @@ try {
         `\npaced: each server offered ${PACED_RATIO} x the bare server's mean rate (${fmt(offered)}/s), ${CONNECTIONS} connections`,
       );
       header();
+      const bareBefore = await waitSnapshots(bare);
       const barePaced = await measure(`bare fastify + ajv, paced`, bare, bareScript, CONNECTIONS, 1, 31, false);
+      const bareServerSide = requestLine(bareBefore, await waitSnapshots(bare));
       print(barePaced);
+      const waitsBefore = await waitSnapshots(ingest);
       const ingestPaced = await measure(`ingest POST /api/v1/events, paced`, ingest, ingestScript, CONNECTIONS, 1, 30, true);
+      const waitsAfter = await waitSnapshots(ingest);
+      const waits =
+        `server side (headers read -> answer written): bare ${bareServerSide}, ingest ${requestLine(waitsBefore, waitsAfter)}; ` +
+        `ingest's pipeline, per micro-batch: ${waitsLine(waitsBefore, waitsAfter)}`;
       print(ingestPaced);
-      paced = { bare: barePaced, ingest: ingestPaced, offered };
+      paced = { bare: barePaced, ingest: ingestPaced, offered, waits };
       console.log(cpuLine('paced', [ingestPaced]));
+      console.log(`  paced, where the answers waited (warm-up included): ${waits}`);
       floor = await kafkaFloor();
       console.log(
         `floor: kafkajs alone, sends of 26 x 1.1 KB with acks=all one after the other: p50 ${floor.p50.toFixed(2)} ms, p99 ${floor.p99.toFixed(2)} ms`,
@@ -975,6 +991,7 @@ if (rows.length) {
     console.log(
       `  single paced at ${PACED_RATIO} x bare (${fmt(paced.offered)}/s offered; served: ingest ${fmt(paced.ingest.eventsPerSec)}/s${kept ? '' : ', could not keep up'}, bare ${fmt(paced.bare.eventsPerSec)}/s): p99 ${paced.ingest.p99.toFixed(2)} ms = ${x.toFixed(2)} x the bare server's ${paced.bare.p99.toFixed(2)} ms (<= 3 x ${verdict(kept && x <= 3)}; Kafka's own p99 here: ${floor ? floor.p99.toFixed(2) : '?'} ms), non-2xx ${paced.ingest.other}${mark([paced.ingest, paced.bare, ...rows.map((r) => r.bare)])}`,
     );
+    console.log(`    where the answers waited: ${paced.waits}`);
   }
 }
 if (resendRows.length) {

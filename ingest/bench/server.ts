@@ -1,6 +1,7 @@
 // Benchmark server process: `node server.ts ingest` (the real ingest app: Redis claims, Kafka
-// acks=all, cached key check, outcome logs to /dev/null) or `node server.ts bare` (fastify, the same
-// body parsing and compiled schema v1, answering 201 without Kafka or Redis). Prints {"port":N}.
+// acks=all, cached key check, outcome logs to /dev/null) or `node server.ts bare` (fastify, the same body
+// parsing and compiled schema v1, answering 201 without Kafka or Redis). Prints {"port":N,"control":M}:
+// `control` serves the server's time per request and ingest's pipeline waits (waits.ts).
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createLogger } from '@watchpost/runtime';
 import { applyHeapSettings, loadConfig } from '@watchpost/runtime';
@@ -11,6 +12,9 @@ import { validateEvent } from '@watchpost/schemas';
 import { buildIngestApp, createIngest } from '../src/app.ts';
 import { createSmtpIntake } from '../src/smtp/intake.ts';
 import { metrics } from '@watchpost/runtime';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { REQUEST_HISTOGRAM, snapshotHistograms, timeRequests, WAIT_HISTOGRAMS } from './waits.ts';
 
 const mode = process.argv[2];
 const config = loadConfig(process.env, 'ingest');
@@ -85,11 +89,25 @@ if (mode === 'bare') {
 
 let port = smtpPort;
 if (app) {
+  timeRequests(app.server, metrics);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address();
   port = typeof addr === 'object' && addr ? addr.port : 0;
 }
-process.stdout.write(`${JSON.stringify({ port })}\n`);
+// The server's time per request and (ingest) its pipeline's wait histograms, for the bench to read around a
+// window (bench/waits.ts), on a port of its own because the ingest app is sealed once built.
+let control = 0;
+if (app) {
+  const server = createServer((_req, res) => {
+    void snapshotHistograms(metrics, [...Object.values(WAIT_HISTOGRAMS), REQUEST_HISTOGRAM]).then((s) =>
+      res.end(JSON.stringify(s)),
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  control = (server.address() as AddressInfo).port;
+  server.unref();
+}
+process.stdout.write(`${JSON.stringify({ port, control })}\n`);
 async function stop(): Promise<void> {
   // exit via return from main would skip nothing here; process.exit still writes --cpu-prof output.
   await app?.close();

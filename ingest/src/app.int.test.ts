@@ -249,16 +249,22 @@ describe('POST /api/v1/events', () => {
     }
   });
 
-  it('concurrent requests share micro-batches (fewer produce calls than events)', async () => {
-    const h = metrics.getSingleMetric('ingest_microbatch_events')!;
-    const count = async () =>
-      ((await h.get()).values as { metricName?: string; value: number }[]).find(
-        (v) => v.metricName === 'ingest_microbatch_events_count',
+  it('concurrent requests share micro-batches (fewer produce calls than events), each timed in its three waits', async () => {
+    const count = async (name: string) =>
+      ((await metrics.getSingleMetric(name)!.get()).values as { metricName?: string; value: number }[]).find(
+        (v) => v.metricName === `${name}_count`,
       )?.value ?? 0;
-    const before = await count();
+    const names = ['ingest_microbatch_events', 'ingest_queue_seconds', 'ingest_claim_seconds', 'ingest_produce_seconds'];
+    const before = await Promise.all(names.map(count));
     const rs = await Promise.all(Array.from({ length: 200 }, () => post(sampleEvent())));
     expect(rs.every((r) => r.statusCode === 201)).toBe(true);
-    expect((await count()) - before).toBeLessThan(200);
+    const [batches, queued, claimed, sent] = (await Promise.all(names.map(count))).map((n, i) => n - before[i]!);
+    expect(batches).toBeLessThan(200);
+    expect(batches).toBeGreaterThan(0);
+    // One observation per micro-batch in each wait: every batch was claimed and, all of it new, sent.
+    expect({ queued, claimed }).toEqual({ queued: batches, claimed: batches });
+    expect(sent).toBeGreaterThan(0);
+    expect(sent).toBeLessThanOrEqual(batches);
   });
 
   it('an agent retry is accepted once a dead process’s provisional claim expired', async () => {
