@@ -16,6 +16,7 @@
 import { createRequire } from 'node:module';
 import { decodeRecord } from './kafkajs-fetch.ts';
 import { fastProduceRequest } from './kafkajs-produce.ts';
+import { fastFrameRequest, type FrameRequest } from './kafkajs-request.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -51,6 +52,8 @@ export const originals = {
   groupMessagesPerPartition: undefined as Partitioned | undefined,
   /** kafkajs's record v0 decoder, once installFetch replaced it. */
   decodeRecord: undefined as typeof decodeRecord | undefined,
+  /** kafkajs's request framing (protocol/request.js), once replaced. */
+  frameRequest: undefined as FrameRequest | undefined,
 };
 
 // ---- CRC32C (Castagnoli), slicing by 8 -----------------------------------------------------------------
@@ -223,6 +226,7 @@ const inPlace = () => ({
   produce: originals.produceRequest !== undefined,
   fetch: originals.decodeRecord !== undefined,
   grouping: originals.groupMessagesPerPartition !== undefined,
+  frame: originals.frameRequest !== undefined,
 });
 
 /** Installs the replacements (idempotent). Returns which of the module replacements could still be made. */
@@ -263,5 +267,7 @@ export function installKafkajsSpeedups(): ReturnType<typeof inPlace> {
     ['producer/sendMessages'],
     () => groupMessagesPerPartition,
   );
+  // The connection takes the framing when it is first required (with the kafkajs package).
+  originals.frameRequest = swapModule<FrameRequest>('protocol/request', ['network/connection'], fastFrameRequest);
   return inPlace();
 }
