@@ -422,6 +422,8 @@ interface Row {
   usage: Usage;
   /** Why the machine was not quiet in this window (or at the start), else undefined. */
   busy?: string;
+  /** Rewrites of its append-only file Redis finished in the window (their forked child's CPU is in Redis's). */
+  aofRewrites?: number;
 }
 
 async function measure(
@@ -437,9 +439,11 @@ async function measure(
   run: () => Promise<WrkResult> = () => runWrk(server.url, script, { connections, seconds: SECONDS, phase, key }),
 ): Promise<Row> {
   const before = countTopic ? await topicTotal(stores.config.topics.events) : 0;
+  const rewrites = await aofRewrites();
   const end = meter.start([server.child, ...(server.others ?? [])].map((c) => c.pid!));
   const r = await run();
   const usage = end();
+  const rewritten = (await aofRewrites()) - rewrites;
   const ok = r.requests - r.non2xx;
   const events = ok * eventsPerRequest;
   if (countTopic) {
@@ -461,7 +465,26 @@ async function measure(
     events,
     usage,
     busy: judge(name, usage),
+    aofRewrites: rewritten,
   };
+}
+
+/**
+ * How many AOF rewrites the stack's Redis has finished since it started. Each one forks a child that writes
+ * every key (the claims, mostly) anew, and Redis starts one whenever its AOF has doubled: with a drain's
+ * claims that is every minute or so, and a window it falls in shows Redis at several times its CPU per
+ * event (ingest/README.md, "Seventh round"). An error reads as 0: the figure is shown, never judged.
+ */
+let infoRedis: ReturnType<typeof createRedis> | undefined;
+async function aofRewrites(): Promise<number> {
+  try {
+    infoRedis ??= createRedis(stores.config.redisUrl);
+    const info = await infoRedis.info('persistence');
+    // A rewrite under way when the window ends counts once it has finished, in a later window.
+    return Number(/^aof_rewrites:(\d+)/m.exec(info)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
 }
 
 // ---- quiet machine (issue 36) ----------------------------------------------------------------------------
@@ -509,7 +532,7 @@ function bareUs(): number | undefined {
 }
 
 /** A measured window: events and what every group used meanwhile. */
-type Window = Pick<Row, 'events' | 'usage' | 'busy'>;
+type Window = Pick<Row, 'events' | 'usage' | 'busy' | 'aofRewrites'>;
 
 /** BUSY after a line when any of these windows was busy (a line with "x bare": or a bare window). */
 const mark = (rs: readonly (Window | undefined)[]) => {
@@ -524,7 +547,8 @@ function cpuLine(label: string, rs: readonly Window[]): string {
   const each = (g: Group) => `${g} ${fmtUs(usPerEvent(u.cpu[g], events))}`;
   const pipe = pipelineUsPerEvent(u.cpu, events);
   const x = cpuRatio(pipe, bareUs());
-  return `  ${label} CPU µs/event: ${PIPELINE_GROUPS.map(each).join(', ')}; pipeline ${fmtUs(pipe)} = ${x === undefined ? 'n/a' : x.toFixed(2)} x bare ${fmtUs(bareUs())}; beside: ${each('bench')} (wrk, idle servers), ${each('kernel')}, others ${pct(otherCores(u))} of a core${mark([...rs, ...bareWindows])}`;
+  const rewrites = rs.reduce((n, r) => n + (r.aofRewrites ?? 0), 0);
+  return `  ${label} CPU µs/event: ${PIPELINE_GROUPS.map(each).join(', ')}; pipeline ${fmtUs(pipe)} = ${x === undefined ? 'n/a' : x.toFixed(2)} x bare ${fmtUs(bareUs())}; beside: ${each('bench')} (wrk, idle servers), ${each('kernel')}, others ${pct(otherCores(u))} of a core; Redis AOF rewrites: ${rewrites}${mark([...rs, ...bareWindows])}`;
 }
 
 const pad = (s: string, w: number) => s.padEnd(w);
@@ -619,6 +643,7 @@ async function drain(): Promise<
     const script = join(tmpdir(), `watchpost-ingest-drain-${process.pid}.lua`);
     files.push(script);
     writeFileSync(script, drainLua(BATCH_LINES, requests));
+    const rewrites = await aofRewrites();
     const started = Date.now();
     const end = meter.start([child.pid!]);
     const target = 2 * requests * BATCH_LINES;
@@ -652,6 +677,7 @@ async function drain(): Promise<
       load: load1(),
       usage,
       busy: judge('drain', usage),
+      aofRewrites: (await aofRewrites()) - rewrites,
     };
   } finally {
     await stop(child);
@@ -952,6 +978,7 @@ try {
 } finally {
   for (const c of [...children]) await stop(c);
   for (const f of files) rmSync(f, { force: true });
+  await infoRedis?.quit().catch(() => {});
   for (const st of allStores) {
     // Leave nothing behind: claims, topics, databases.
     const redis = createRedis(st.config.redisUrl);
