@@ -330,7 +330,7 @@ async function startServer(
   return { child, url: `http://127.0.0.1:${port}`, port, control };
 }
 
-/** The ingest server's wait histograms now (bench/waits.ts). */
+/** A bench server's histograms now: its time per request and, for ingest, its pipeline's waits (bench/waits.ts). */
 async function waitSnapshots(server: { control: number }): Promise<Snapshots> {
   return (await (await fetch(`http://127.0.0.1:${server.control}/`)).json()) as Snapshots;
 }
