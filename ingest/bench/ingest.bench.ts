@@ -29,7 +29,9 @@
 // Redis, Postgres and ClickHouse, and the pipeline's against the bare server's ("x bare"); the ratios
 // within one run are what compares.
 // BENCH_ONLY=single|batch|resend|smtp|drain runs one phase; BENCH_PROFILE=<dir> writes V8 CPU profiles of the servers;
-// BENCH_GC=1 runs them with --trace-gc-nvp and prints, per server, what its garbage collector did (gc.ts).
+// BENCH_GC=1 runs them with --trace-gc-nvp and prints, per server, what its garbage collector did (gc.ts);
+// BENCH_SERVICE_NODE_ARGS="<flags>" starts the servers measured as the service (not the bare server) with
+// those node/V8 flags, to try a collector setting against the same baseline.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
@@ -293,6 +295,9 @@ const profileArgs = () => [
   ...(process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []),
   ...(TRACE_GC ? ['--trace-gc-nvp'] : []),
 ];
+/** BENCH_SERVICE_NODE_ARGS: node/V8 flags for the servers measured as the service (not the bare server), to try one. */
+const serviceArgs = (mode: string) =>
+  mode === 'bare' ? [] : (process.env.BENCH_SERVICE_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
 /** BENCH_GC=1: each server's collections (its --trace-gc-nvp lines), summed at the end of the run. */
 const gcTraces: { name: string; records: GcRecord[] }[] = [];
@@ -311,7 +316,13 @@ async function startServer(
 ): Promise<{ child: ChildProcess; url: string; port: number; control: number }> {
   const child = spawn(
     process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', ...profileArgs(), fileURLToPath(new URL('./server.ts', import.meta.url)), mode],
+    [
+      '--disable-warning=TimeoutNegativeWarning',
+      ...profileArgs(),
+      ...serviceArgs(mode),
+      fileURLToPath(new URL('./server.ts', import.meta.url)),
+      mode,
+    ],
     { env: { ...serverEnv(), ...env }, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   children.add(child);
@@ -615,7 +626,13 @@ async function drain(): Promise<
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child = spawn(
     process.execPath,
-    ['--disable-warning=TimeoutNegativeWarning', ...profileArgs(), join(repoRoot, 'ops/src/start.ts'), 'all'],
+    [
+      '--disable-warning=TimeoutNegativeWarning',
+      ...profileArgs(),
+      ...serviceArgs('all'),
+      join(repoRoot, 'ops/src/start.ts'),
+      'all',
+    ],
     {
       cwd: repoRoot,
       env: {
