@@ -3,7 +3,8 @@
 // Why it is worth a line of its own: under single events ingest promotes ~2.8 % of what it allocates at
 // every young-generation collection (the bare server nothing), and that is what its full collections
 // (mark-compact, with their pauses and background marking) clean up. Its requests in flight alone do not
-// explain it: V8 promotes what survives two scavenges, and holds of 30 ms promote 0.3 % (gc-age.ts).
+// explain it: V8 promotes what survives two scavenges, and holds of 30 ms promote 0.3 % (gc-age.ts); dead
+// hash tables of long-lived Maps that point at them do (src/in-flight.ts).
 
 /** One collection as --trace-gc-nvp prints it (the fields read here). */
 export interface GcRecord {

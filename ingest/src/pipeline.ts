@@ -6,6 +6,7 @@ import { histogram } from '@watchpost/runtime';
 import type { Logger } from '@watchpost/runtime';
 import { AGENT_KEY_HEADER } from '@watchpost/schemas';
 import type { ClaimStore, CommitGroup } from './claims.ts';
+import { CountByKey, RecentById } from './in-flight.ts';
 import { withTimeout, type EventSink } from './kafka-sink.ts';
 
 export type Outcome =
@@ -117,11 +118,16 @@ export class IngestPipeline {
   private timer: NodeJS.Timeout | undefined;
   private immediate: NodeJS.Immediate | undefined;
   private sending = 0;
-  private readonly running = new Set<Promise<unknown>>();
-  /** Kafka key (hostname) -> sends in flight carrying it. */
-  private readonly keysInFlight = new Map<string, number>();
-  /** event_id (lower case) -> outcome of the request that carries it in this process right now. */
-  private readonly local = new Map<string, Promise<Outcome>>();
+  /** Claim calls, sends and commit calls in flight; close() waits until none is. */
+  private active = 0;
+  private whenIdle: (() => void)[] = [];
+  /** Kafka key (hostname) -> sends in flight carrying it (in-flight.ts: no delete per send). */
+  private readonly keysInFlight = new CountByKey();
+  /**
+   * event_id (lower case) -> outcome of the request that carries it in this process right now, for the
+   * last one to two generations of ids (in-flight.ts); an older one in flight meets its claim in Redis.
+   */
+  private readonly local = new RecentById<Promise<Outcome>>();
   private readonly instance = randomBytes(6).toString('base64url');
   private seq = 0;
   private closed = false;
@@ -145,7 +151,7 @@ export class IngestPipeline {
       this.enqueue({ ...item, eventId: id, resolve, queuedAt: 0, waitUntil: Date.now() + this.o.pendingWaitMs });
     });
     this.local.set(id, p);
-    void p.then(() => this.local.delete(id));
+    void p.then(() => this.local.settle(id, p));
     return p;
   }
 
@@ -180,7 +186,6 @@ export class IngestPipeline {
       this.claiming.push(slot);
       const run = this.claim(batch, slot).finally(() => {
         slot.done = true;
-        this.running.delete(run);
         // Hand on every finished claim at the head, in order.
         while (this.claiming[0]?.done) {
           const head = this.claiming.shift()!;
@@ -189,7 +194,7 @@ export class IngestPipeline {
         this.flushSends();
         if (this.queue.length > 0 && !this.timer) this.flush();
       });
-      this.running.add(run);
+      this.track(run);
     }
   }
 
@@ -198,28 +203,23 @@ export class IngestPipeline {
       const batch = this.takeSend();
       if (batch.length === 0) break; // every claimed event waits for a send of its host in flight
       const keys = batch.map((b) => b.key);
-      for (const k of keys) this.keysInFlight.set(k, (this.keysInFlight.get(k) ?? 0) + 1);
+      for (const k of keys) this.keysInFlight.add(k);
       let released = false;
       // Once Kafka answered, the next send may go: the commit that follows does not hold the slot.
       const releaseKeys = (): void => {
         if (released) return;
         released = true;
         this.sending--;
-        for (const k of keys) {
-          const n = this.keysInFlight.get(k)! - 1;
-          if (n === 0) this.keysInFlight.delete(k);
-          else this.keysInFlight.set(k, n);
-        }
+        for (const k of keys) this.keysInFlight.remove(k);
         // Events held back behind this send may go now, without waiting for this batch's commit.
         if (this.claimed.length > 0) queueMicrotask(() => this.flushSends());
       };
       this.sending++;
       const run = this.send(batch, releaseKeys).finally(() => {
         releaseKeys();
-        this.running.delete(run);
         if (this.claimed.length > 0) this.flushSends();
       });
-      this.running.add(run);
+      this.track(run);
     }
   }
 
@@ -231,7 +231,7 @@ export class IngestPipeline {
    */
   private takeSend(): Pending[] {
     const max = this.o.maxBatch;
-    if (this.keysInFlight.size === 0 && this.claimed.length <= max) {
+    if (this.keysInFlight.busy === 0 && this.claimed.length <= max) {
       const all = this.claimed;
       this.claimed = [];
       return all;
@@ -392,8 +392,7 @@ export class IngestPipeline {
       (r) => commits.forEach((c, i) => c.resolve(this.committed(r.committed[i]!))),
       (err: unknown) => commits.forEach((c) => c.resolve(this.commitFailed(c.group, err))),
     );
-    this.running.add(run);
-    void run.finally(() => this.running.delete(run));
+    this.track(run);
   }
 
   private committed(ok: boolean[]): boolean[] {
@@ -410,6 +409,15 @@ export class IngestPipeline {
     return group.eventIds.map(() => true);
   }
 
+  /** Counts `run` in flight until it settles (a counter, not a Set: in-flight.ts says why). */
+  private track(run: Promise<unknown>): void {
+    this.active++;
+    const settled = (): void => {
+      if (--this.active === 0 && this.whenIdle.length > 0) for (const resolve of this.whenIdle.splice(0)) resolve();
+    };
+    void run.then(settled, settled);
+  }
+
   private requeue(b: Pending): void {
     if (this.closed) {
       b.resolve({ status: 'unavailable', reason: 'shutting down' });
@@ -421,10 +429,10 @@ export class IngestPipeline {
   /** Stops intake, flushes what is queued and waits for every batch in flight. */
   async close(): Promise<void> {
     this.closed = true;
-    while (this.queue.length > 0 || this.claimed.length > 0 || this.running.size > 0) {
+    while (this.queue.length > 0 || this.claimed.length > 0 || this.active > 0) {
       this.flush();
       this.flushSends();
-      await Promise.allSettled([...this.running]);
+      if (this.active > 0) await new Promise<void>((resolve) => this.whenIdle.push(resolve));
     }
   }
 }
