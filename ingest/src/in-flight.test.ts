@@ -68,4 +68,17 @@ describe('CountByKey', () => {
     c.remove('d');
     expect(c.busy).toBe(0);
   });
+
+  it('does not rebuild on every new key while most keys are busy', () => {
+    const c = new CountByKey(4);
+    for (const k of ['a', 'b', 'c', 'd', 'e', 'f']) c.add(k); // all busy: nothing to drop, nothing dropped
+    expect(['a', 'b', 'c', 'd', 'e', 'f'].map((k) => c.has(k))).toEqual([true, true, true, true, true, true]);
+    expect(c.busy).toBe(6);
+    for (const k of ['a', 'b', 'c', 'd', 'e']) c.remove(k);
+    c.add('g'); // 7 keys held, 2 busy: the idle ones go
+    c.remove('f');
+    c.remove('g');
+    expect(c.busy).toBe(0);
+    for (const k of ['a', 'f', 'g']) expect(c.has(k)).toBe(false);
+  });
 });

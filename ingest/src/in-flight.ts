@@ -47,8 +47,9 @@ export class RecentById<V> {
 
 /**
  * A count per key (sends in flight per Kafka key) whose keys stay when their count falls to 0; `busy` is
- * the number of keys above 0. Only when more than `maxKeys` keys are held is the Map rebuilt from the
- * busy ones (a fleet of more hosts than that rebuilds it once per `maxKeys` new hosts).
+ * the number of keys above 0. Only when `maxKeys` keys or more are held, at most half of them busy, is the
+ * Map rebuilt from the busy ones: a fleet of more hosts than that rebuilds it about once per `maxKeys` new
+ * hosts, and sends in flight for more hosts than that never rebuild it on every new host.
  */
 export class CountByKey {
   private counts = new Map<string, number>();
@@ -68,7 +69,7 @@ export class CountByKey {
     const n = this.counts.get(key) ?? 0;
     if (n === 0) {
       this.busy++;
-      if (!this.counts.has(key) && this.counts.size >= this.maxKeys) this.prune();
+      if (!this.counts.has(key) && this.counts.size >= this.maxKeys && this.busy * 2 <= this.counts.size) this.prune();
     }
     this.counts.set(key, n + 1);
   }
