@@ -101,6 +101,9 @@ describe('createRedis', () => {
       // BullMQ's duplicates keep the Sentinel settings.
       const dup = viaSentinel.duplicate();
       expect(dup.options.sentinels).toEqual(viaSentinel.options.sentinels);
+      // ...and the connector that retires a lost connection's failover detector (redis-sentinel.int.test.ts).
+      expect(dup.options.Connector).toBe(viaSentinel.options.Connector);
+      expect(viaSentinel.options.Connector?.name).toBe('FollowingSentinelConnector');
       dup.disconnect();
       expect(plain.options.sentinels).toBeFalsy();
       expect(plain).toBeInstanceOf(Redis);
