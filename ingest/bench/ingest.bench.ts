@@ -7,7 +7,7 @@
 //      then the bare server and ingest each paced at BENCH_PACED_RATIO (0.5) of the bare server's mean rate
 //      (wrk's delay()): ingest's p99 "at that rate" against the bare server's p99 at the same pace (issue 36:
 //      at most 3 times); Kafka's and Redis's CPU per event beside the server's own; where ingest's answers
-//      waited in that window (each server's own time per request; ingest's queue, claim and send per
+//      waited in that window (each server's own time per request and its event-loop delay; ingest's queue, claim and send per
 //      micro-batch from its pipeline's histograms: waits.ts);
 //   2. batch: NDJSON of BENCH_BATCH_LINES (1000) lines, BENCH_BATCH_CONNECTIONS (8) connections;
 //   resend: the cost of content deduplication (resend.ts): BENCH_ROUNDS alternating rounds of single events
@@ -44,7 +44,7 @@ import { Kafka, logLevel } from 'kafkajs';
 import { createTestStores, localhostCertificate, sampleEvent, testConfig, type TestStores } from '@watchpost/testkit';
 import { runSmtpLoad, type LoadResult } from './smtp-load.ts';
 import { gcSummary, parseGcLine, type GcRecord } from './gc.ts';
-import { requestLine, waitsLine, type Snapshots } from './waits.ts';
+import { loopLine, requestLine, waitsLine, type Snapshots } from './waits.ts';
 import {
   CpuMeter,
   PIPELINE_GROUPS,
@@ -884,13 +884,14 @@ try {
       header();
       const bareBefore = await waitSnapshots(bare);
       const barePaced = await measure(`bare fastify + ajv, paced`, bare, bareScript, CONNECTIONS, 1, 31, false);
-      const bareServerSide = requestLine(bareBefore, await waitSnapshots(bare));
+      const bareAfter = await waitSnapshots(bare);
       print(barePaced);
       const waitsBefore = await waitSnapshots(ingest);
       const ingestPaced = await measure(`ingest POST /api/v1/events, paced`, ingest, ingestScript, CONNECTIONS, 1, 30, true);
       const waitsAfter = await waitSnapshots(ingest);
       const waits =
-        `server side (headers read -> answer written): bare ${bareServerSide}, ingest ${requestLine(waitsBefore, waitsAfter)}; ` +
+        `server side (headers read -> answer written): bare ${requestLine(bareBefore, bareAfter)}, ingest ${requestLine(waitsBefore, waitsAfter)}; ` +
+        `event-loop delay: bare ${loopLine(bareBefore, bareAfter)}, ingest ${loopLine(waitsBefore, waitsAfter)}; ` +
         `ingest's pipeline, per micro-batch: ${waitsLine(waitsBefore, waitsAfter)}`;
       print(ingestPaced);
       paced = { bare: barePaced, ingest: ingestPaced, offered, waits };

@@ -1,7 +1,7 @@
 // Benchmark server process: `node server.ts ingest` (the real ingest app: Redis claims, Kafka
 // acks=all, cached key check, outcome logs to /dev/null) or `node server.ts bare` (fastify, the same body
 // parsing and compiled schema v1, answering 201 without Kafka or Redis). Prints {"port":N,"control":M}:
-// `control` serves the server's time per request and ingest's pipeline waits (waits.ts).
+// `control` serves the server's time per request, its event-loop delay and ingest's pipeline waits (waits.ts).
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createLogger } from '@watchpost/runtime';
 import { applyHeapSettings, loadConfig } from '@watchpost/runtime';
@@ -14,7 +14,7 @@ import { createSmtpIntake } from '../src/smtp/intake.ts';
 import { metrics } from '@watchpost/runtime';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { REQUEST_HISTOGRAM, snapshotHistograms, timeRequests, WAIT_HISTOGRAMS } from './waits.ts';
+import { LOOP_HISTOGRAM, REQUEST_HISTOGRAM, snapshotHistograms, timeEventLoop, timeRequests, WAIT_HISTOGRAMS } from './waits.ts';
 
 const mode = process.argv[2];
 const config = loadConfig(process.env, 'ingest');
@@ -90,6 +90,7 @@ if (mode === 'bare') {
 let port = smtpPort;
 if (app) {
   timeRequests(app.server, metrics);
+  timeEventLoop(metrics);
   await app.listen({ host: '127.0.0.1', port: 0 });
   const addr = app.server.address();
   port = typeof addr === 'object' && addr ? addr.port : 0;
@@ -99,7 +100,7 @@ if (app) {
 let control = 0;
 if (app) {
   const server = createServer((_req, res) => {
-    void snapshotHistograms(metrics, [...Object.values(WAIT_HISTOGRAMS), REQUEST_HISTOGRAM]).then((s) =>
+    void snapshotHistograms(metrics, [...Object.values(WAIT_HISTOGRAMS), REQUEST_HISTOGRAM, LOOP_HISTOGRAM]).then((s) =>
       res.end(JSON.stringify(s)),
     );
   });

@@ -2,7 +2,17 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Histogram, Registry } from 'prom-client';
-import { quantileBetween, REQUEST_HISTOGRAM, requestLine, snapshotHistograms, timeRequests, waitsLine } from './waits.ts';
+import {
+  LOOP_HISTOGRAM,
+  loopLine,
+  quantileBetween,
+  REQUEST_HISTOGRAM,
+  requestLine,
+  snapshotHistograms,
+  timeEventLoop,
+  timeRequests,
+  waitsLine,
+} from './waits.ts';
 
 const BUCKETS = [0.001, 0.002, 0.005, 0.01];
 
@@ -52,6 +62,27 @@ describe('the paced window breakdown from histograms', () => {
       expect(requestLine(before, {})).toBe('n/a');
     } finally {
       server.close();
+    }
+  });
+
+  it("measures the event loop's delay: a turn that holds the loop 40 ms is seen late by about that much", async () => {
+    const registry = new Registry();
+    const stop = timeEventLoop(registry);
+    try {
+      const firings = async () => (await snapshotHistograms(registry, [LOOP_HISTOGRAM]))[LOOP_HISTOGRAM]!.count;
+      const turns = (n: number) => new Promise<void>((resolve) => setTimeout(resolve, n));
+      while ((await firings()) < 5) await turns(2);
+      const before = await snapshotHistograms(registry, [LOOP_HISTOGRAM]);
+      const until = performance.now() + 40;
+      while (performance.now() < until); // the loop held
+      while ((await firings()) < before[LOOP_HISTOGRAM]!.count + 3) await turns(2);
+      const after = await snapshotHistograms(registry, [LOOP_HISTOGRAM]);
+      // The firing after the held turn came at least 30 ms late (the 30 ms bucket or later, never earlier).
+      expect(quantileBetween(before[LOOP_HISTOGRAM], after[LOOP_HISTOGRAM]!, 1)).toBeGreaterThanOrEqual(0.03);
+      expect(loopLine(before, after)).toMatch(/^p50 <= [\d.]+ ms, p99 <= [\d.]+ ms \(\d+ timer firings\)$/);
+      expect(loopLine(before, {})).toBe('n/a');
+    } finally {
+      stop();
     }
   });
 });
