@@ -117,8 +117,9 @@ export class GroupSupervisor {
     } catch (err) {
       // Refused by a coordinator that answered: the consumer reaches its group, and recreating it now
       // would only start another rebalance (seen: a recreation every 55 s, each failing the next commit,
-      // correlate stuck for minutes after a node came back in the Kafka cluster test).
-      if (coordinatorAnswered(err)) this.watchdog.progressed(tpKey(topic, partition));
+      // correlate stuck for minutes after a node came back in the Kafka cluster test). Once per stall:
+      // refusals that never end are a stuck member (ProgressWatchdog.refused).
+      if (coordinatorAnswered(err)) this.watchdog.refused(tpKey(topic, partition));
       throw err;
     }
   }

@@ -35,6 +35,30 @@ describe('ProgressWatchdog', () => {
     expect(w.due(200_000)).toBe(false);
   });
 
+  it('a commit refused because the group moved on extends a stall once; refusals that keep coming do not', () => {
+    const w = new ProgressWatchdog(40_000);
+    w.observed('p0', 5, 0);
+    w.refused('p0'); // the first refusal: the member gets afterMs more from the next sighting
+    w.observed('p0', 5, 30_000);
+    expect(w.due(69_999)).toBe(false);
+    w.refused('p0'); // refused again, no commit in between: no more time
+    w.observed('p0', 5, 60_000);
+    expect(w.due(70_000)).toBe(true);
+    // A commit that goes through ends the stall: the next stall may be extended again.
+    w.progressed('p0');
+    w.observed('p0', 5, 100_000);
+    w.refused('p0');
+    w.observed('p0', 5, 110_000);
+    expect(w.due(149_999)).toBe(false);
+    expect(w.due(150_000)).toBe(true);
+    // So does a recreation (reset): the new member's first refusal is extended.
+    w.reset();
+    w.observed('p0', 5, 200_000);
+    w.refused('p0');
+    w.observed('p0', 5, 210_000);
+    expect(w.due(249_999)).toBe(false);
+  });
+
   it('tells a commit the coordinator refused because the group moved on from one that never reached it', () => {
     // kafkajs's own shapes: a protocol error inside a non-retriable or retries-exceeded error.
     const protocol = (type: string) => Object.assign(new Error(type), { name: 'KafkaJSProtocolError', type });

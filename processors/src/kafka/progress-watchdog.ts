@@ -24,14 +24,31 @@ export class ProgressWatchdog {
   /** Per partition key: since when lag has been seen without a commit in between. */
   private readonly lagSince = new Map<string, number>();
 
+  /** Partitions whose current stall a refused commit has already extended (see `refused`). */
+  private readonly extended = new Set<string>();
+
   private readonly afterMs: number;
 
   constructor(afterMs: number) {
     this.afterMs = afterMs;
   }
 
-  /** A commit of the partition went through, or the coordinator answered one (see coordinatorAnswered). */
+  /** A commit of the partition went through. */
   progressed(key: string): void {
+    this.lagSince.delete(key);
+    this.extended.delete(key);
+  }
+
+  /**
+   * A commit refused by a coordinator that answered because the group moved on (coordinatorAnswered):
+   * the member reaches its group, so it gets afterMs more to settle, but once per stall. Refusals that
+   * keep coming with no commit in between extend nothing: a member whose generation stays stale (seen in
+   * the Kafka cluster test after an isolated node came back: correlate's every commit refused with
+   * ILLEGAL_GENERATION for minutes) is recreated like any other without progress.
+   */
+  refused(key: string): void {
+    if (this.extended.has(key)) return;
+    this.extended.add(key);
     this.lagSince.delete(key);
   }
 
@@ -51,5 +68,6 @@ export class ProgressWatchdog {
   /** After the consumer was recreated: it gets afterMs of its own. */
   reset(): void {
     this.lagSince.clear();
+    this.extended.clear();
   }
 }
